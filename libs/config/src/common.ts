@@ -1,0 +1,20 @@
+import { z } from 'zod';
+
+export const natsEnv = {
+  NATS_URL: z.string().default('nats://127.0.0.1:4222'),
+  /** Every NATS request gives up after this long unless a caller sets its own. */
+  NATS_REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+};
+
+export const redisEnv = {
+  REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
+};
+
+export const logEnv = {
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+};
+
+export const workspacesEnv = {
+  /** Where this process sees the workspaces volume. */
+  WORKSPACES_DIR: z.string().default('/var/lib/weft/workspaces'),
+};

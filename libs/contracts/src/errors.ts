@@ -1,0 +1,77 @@
+import { z } from 'zod';
+
+/**
+ * Every failure that crosses a process boundary carries one of these codes. They are strings
+ * because `instanceof` does not survive NATS or HTTP.
+ */
+export const ErrorCode = {
+  ValidationFailed: 'COMMON.VALIDATION_FAILED',
+  NotFound: 'COMMON.NOT_FOUND',
+  Conflict: 'COMMON.CONFLICT',
+  Unauthorized: 'AUTH.UNAUTHORIZED',
+  Forbidden: 'AUTH.FORBIDDEN',
+  Internal: 'COMMON.INTERNAL',
+  Timeout: 'TRANSPORT.TIMEOUT',
+  NoResponders: 'TRANSPORT.NO_RESPONDERS',
+  UnknownModel: 'INFERENCE.UNKNOWN_MODEL',
+  ModelLoadFailed: 'INFERENCE.MODEL_LOAD_FAILED',
+  GenerationFailed: 'INFERENCE.GENERATION_FAILED',
+  ScriptExhausted: 'INFERENCE.SCRIPT_EXHAUSTED',
+  ContextLengthExceeded: 'INFERENCE.CONTEXT_LENGTH_EXCEEDED',
+  PathOutsideWorkspace: 'TOOLS.PATH_OUTSIDE_WORKSPACE',
+  FileNotFound: 'TOOLS.FILE_NOT_FOUND',
+  FileTooLarge: 'TOOLS.FILE_TOO_LARGE',
+  NotAFile: 'TOOLS.NOT_A_FILE',
+  NotADirectory: 'TOOLS.NOT_A_DIRECTORY',
+  WorkspaceNotFound: 'TOOLS.WORKSPACE_NOT_FOUND',
+  ArchiveRejected: 'TOOLS.ARCHIVE_REJECTED',
+  SandboxTimeout: 'SANDBOX.TIMEOUT',
+  SandboxUnavailable: 'SANDBOX.UNAVAILABLE',
+  UnknownTool: 'AGENT.UNKNOWN_TOOL',
+  InvalidToolArguments: 'AGENT.INVALID_TOOL_ARGUMENTS',
+  IterationLimit: 'AGENT.ITERATION_LIMIT',
+  TurnInProgress: 'AGENT.TURN_IN_PROGRESS',
+} as const;
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+const errorCodes = Object.values(ErrorCode) as [ErrorCode, ...ErrorCode[]];
+
+/** The shape of an error on the wire (NATS replies, HTTP bodies, job failures). */
+export const wireErrorSchema = z.object({
+  code: z.enum(errorCodes),
+  message: z.string(),
+  details: z.record(z.string(), z.unknown()).optional(),
+  retryable: z.boolean().optional(),
+});
+export type WireError = z.infer<typeof wireErrorSchema>;
+
+/** Base of every domain error in Weft: a string code, a retryable flag and an optional cause. */
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>,
+    readonly retryable = false,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'AppError';
+  }
+
+  toWire(): WireError {
+    return { code: this.code, message: this.message, details: this.details, retryable: this.retryable };
+  }
+
+  static fromWire(wire: WireError): AppError {
+    return new AppError(wire.code, wire.message, wire.details, wire.retryable ?? false);
+  }
+}
+
+export function isWireError(value: unknown): value is WireError {
+  return wireErrorSchema.safeParse(value).success;
+}
+
+/** For exhaustive switches: the compiler proves this is never reached. */
+export function assertUnreachable(value: never): never {
+  throw new Error(`Unreachable case: ${JSON.stringify(value)}`);
+}

@@ -1,0 +1,8 @@
+# Image names shared by the build script, the compose file and the tests. The defaults are the
+# official names, so a connected host pulls them and this machine finds its local builds.
+export WEFT_BASE_IMAGE=${WEFT_BASE_IMAGE:-debian:bookworm-slim}
+export WEFT_NODE_IMAGE=${WEFT_NODE_IMAGE:-node:24-bookworm-slim}
+export WEFT_REDIS_IMAGE=${WEFT_REDIS_IMAGE:-redis:7.0-bookworm}
+export WEFT_NATS_IMAGE=${WEFT_NATS_IMAGE:-nats:2.9-alpine}
+export WEFT_SANDBOX_IMAGE=${WEFT_SANDBOX_IMAGE:-weft/sandbox-runtime:latest}
+export WEFT_APP_IMAGE=${WEFT_APP_IMAGE:-weft/app:latest}

@@ -1,0 +1,48 @@
+import { GenericContainer, Wait, type StartedTestContainer } from 'testcontainers';
+
+// Ryuk (the reaper) is an image that cannot be pulled here; each helper stops what it starts.
+process.env.TESTCONTAINERS_RYUK_DISABLED ??= 'true';
+
+/** The same names the compose file uses; built locally by `npm run images`. */
+export const TestImages = {
+  redis: process.env.WEFT_REDIS_IMAGE ?? 'redis:7.0-bookworm',
+  nats: process.env.WEFT_NATS_IMAGE ?? 'nats:2.9-alpine',
+  sandbox: process.env.WEFT_SANDBOX_IMAGE ?? 'weft/sandbox-runtime:latest',
+} as const;
+
+export interface StartedService {
+  url: string;
+  host: string;
+  port: number;
+  stop: () => Promise<void>;
+}
+
+function started(container: StartedTestContainer, scheme: string, port: number): StartedService {
+  const host = container.getHost();
+  const mapped = container.getMappedPort(port);
+  return {
+    url: `${scheme}://${host}:${mapped}`,
+    host,
+    port: mapped,
+    stop: async () => {
+      await container.stop({ remove: true, removeVolumes: true });
+    },
+  };
+}
+
+export async function startRedis(): Promise<StartedService> {
+  const container = await new GenericContainer(TestImages.redis)
+    .withExposedPorts(6379)
+    .withWaitStrategy(Wait.forLogMessage(/Ready to accept connections/))
+    .start();
+  return started(container, 'redis', 6379);
+}
+
+export async function startNats(): Promise<StartedService> {
+  const container = await new GenericContainer(TestImages.nats)
+    .withCommand(['--http_port', '8222', '--max_payload', '16777216'])
+    .withExposedPorts(4222)
+    .withWaitStrategy(Wait.forLogMessage(/Server is ready/))
+    .start();
+  return started(container, 'nats', 4222);
+}
