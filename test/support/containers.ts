@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { GenericContainer, Wait, type StartedTestContainer } from 'testcontainers';
 
 // Ryuk (the reaper) is an image that cannot be pulled here; each helper stops what it starts.
@@ -40,7 +42,10 @@ export async function startRedis(): Promise<StartedService> {
 
 export async function startNats(): Promise<StartedService> {
   const container = await new GenericContainer(TestImages.nats)
-    .withCommand(['--http_port', '8222', '--max_payload', '16777216'])
+    .withCopyContentToContainer([
+      { content: readFileSync(resolve(__dirname, '../../docker/nats.conf')), target: '/etc/nats/nats.conf' },
+    ])
+    .withCommand(['-c', '/etc/nats/nats.conf'])
     .withExposedPorts(4222)
     .withWaitStrategy(Wait.forLogMessage(/Server is ready/))
     .start();

@@ -1,0 +1,71 @@
+/**
+ * The CLI's failure modes. Each one knows how it reads to a user; `main` prints it once as
+ * `error: <message> (<code>)` and exits 1.
+ */
+export abstract class CliError extends Error {
+  abstract readonly code: string | undefined;
+}
+
+/** The gateway answered with `{ error: { code, message } }` (or a non-JSON error status). */
+export class ApiError extends CliError {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+/** The gateway could not be reached at all: refused, unknown host, timed out. */
+export class ConnectionError extends CliError {
+  readonly code = undefined;
+
+  constructor(
+    readonly url: string,
+    reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`cannot reach the Weft gateway at ${url}: ${reason}`, options);
+    this.name = 'ConnectionError';
+  }
+}
+
+export class NotLoggedInError extends CliError {
+  readonly code = undefined;
+
+  constructor() {
+    super('not logged in: run `weft login --url <gateway> --key <key>` (or set WEFT_URL and WEFT_KEY)');
+    this.name = 'NotLoggedInError';
+  }
+}
+
+/** The gateway sent something this client does not understand. */
+export class ProtocolError extends CliError {
+  readonly code = undefined;
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ProtocolError';
+  }
+}
+
+/** Bad local input: a missing folder, a conflicting pair of options. */
+export class UsageError extends CliError {
+  readonly code = undefined;
+
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+export function formatError(error: unknown): string {
+  if (error instanceof CliError) {
+    const hint = error instanceof ApiError && error.status === 401 ? '\nhint: check the key, or run `weft login` again' : '';
+    return `error: ${error.message}${error.code ? ` (${error.code})` : ''}${hint}`;
+  }
+  return `error: ${error instanceof Error ? error.message : String(error)}`;
+}
