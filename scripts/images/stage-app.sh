@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Stages the app image's context: built dist folders, the manifests, production dependencies
+# (no dev, no optional CUDA/Vulkan builds of llama.cpp) and the generated test model.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+out=${1:?usage: stage-app.sh <dir>}
+rm -rf "$out" && mkdir -p "$out"
+
+[ -d node_modules ] || npm ci --no-audit --no-fund
+npx nx run-many -t build --skip-nx-cache >/dev/null
+
+cp package.json package-lock.json "$out/"
+for pkg in apps/* libs/*; do
+  mkdir -p "$out/$pkg"
+  cp "$pkg/package.json" "$out/$pkg/"
+  [ -d "$pkg/dist" ] && cp -r "$pkg/dist" "$out/$pkg/"
+done
+(cd "$out" && npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund >/dev/null)
+
+mkdir -p "$out/opt-models" "$out/etc"
+node scripts/gguf/make-test-model.mjs "$out/opt-models/tiny.gguf" >/dev/null
+cp -r config "$out/etc/weft"
+cp docker/app.Dockerfile "$out/Dockerfile"
