@@ -29,4 +29,9 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // Tests may import the shared test helpers in test/support, which belong to no project.
+    files: ['**/*.spec.ts', '**/*.int-spec.ts', 'e2e/**/*.ts', 'test/**/*.ts'],
+    rules: { '@nx/enforce-module-boundaries': 'off' },
+  },
 );

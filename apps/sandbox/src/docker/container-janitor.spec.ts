@@ -1,0 +1,37 @@
+import pino from 'pino';
+import { describe, expect, it } from 'vitest';
+import { ContainerJanitor } from './container-janitor';
+import type { ContainerRuntime } from './container-runtime';
+
+function fakeRuntime(calls: string[], failSweep = false): ContainerRuntime {
+  return {
+    run: () => Promise.reject(new Error('unused')),
+    volumeMountpoint: () => Promise.reject(new Error('unused')),
+    removeExpired: async () => {
+      calls.push('removeExpired');
+      if (failSweep) throw new Error('engine down');
+      return 1;
+    },
+    removeOwn: async () => {
+      calls.push('removeOwn');
+    },
+  };
+}
+
+describe('ContainerJanitor', () => {
+  const logger = pino({ level: 'silent' });
+
+  it('sweeps expired containers at boot and removes its own at shutdown', async () => {
+    const calls: string[] = [];
+    const janitor = new ContainerJanitor(fakeRuntime(calls), logger);
+    await janitor.onApplicationBootstrap();
+    await janitor.onApplicationShutdown();
+    expect(calls).toEqual(['removeExpired', 'removeOwn']);
+  });
+
+  it('still boots when the engine cannot be swept', async () => {
+    const janitor = new ContainerJanitor(fakeRuntime([], true), logger);
+    await expect(janitor.onApplicationBootstrap()).resolves.toBeUndefined();
+    await janitor.onApplicationShutdown();
+  });
+});

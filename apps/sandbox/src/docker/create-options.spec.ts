@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import type { ContainerSpec } from './container-runtime';
+import { toCreateOptions } from './create-options';
+
+const spec: ContainerSpec = {
+  image: 'weft/sandbox-runtime:latest',
+  cmd: ['bash', '-lc', 'true'],
+  user: '10001:10001',
+  workingDir: '/workspace',
+  env: { HOME: '/tmp' },
+  labels: { 'weft.sandbox': '1' },
+  mount: { hostPath: '/srv/ws/ws_abcdefgh', target: '/workspace', readOnly: true },
+  limits: {
+    memoryBytes: 256 * 1024 * 1024,
+    nanoCpus: 500_000_000,
+    pidsLimit: 64,
+    tmpfsBytes: 16 * 1024 * 1024,
+    nofile: 1024,
+    fileSizeBytes: 1024 * 1024,
+  },
+  openStdin: false,
+};
+
+describe('toCreateOptions', () => {
+  const options = toCreateOptions(spec);
+  const host = options.HostConfig ?? {};
+
+  it('drops every capability, forbids new privileges and is never privileged', () => {
+    expect(host.CapDrop).toEqual(['ALL']);
+    expect(host.CapAdd).toBeUndefined();
+    expect(host.SecurityOpt).toEqual(['no-new-privileges']);
+    expect(host.Privileged).toBe(false);
+  });
+
+  it('runs without a network as the unprivileged user', () => {
+    expect(host.NetworkMode).toBe('none');
+    expect(options.NetworkDisabled).toBe(true);
+    expect(options.User).toBe('10001:10001');
+  });
+
+  it('has a read-only root with a size-limited tmpfs owned by the sandbox user', () => {
+    expect(host.ReadonlyRootfs).toBe(true);
+    expect(host.Tmpfs).toEqual({ '/tmp': 'rw,nosuid,nodev,size=16777216,uid=10001,gid=10001,mode=1777' });
+  });
+
+  it('sets memory without swap, cpu, pids and ulimits', () => {
+    expect(host.Memory).toBe(256 * 1024 * 1024);
+    expect(host.MemorySwap).toBe(host.Memory);
+    expect(host.NanoCpus).toBe(500_000_000);
+    expect(host.PidsLimit).toBe(64);
+    expect(host.Ulimits).toEqual([
+      { Name: 'nofile', Soft: 1024, Hard: 1024 },
+      { Name: 'fsize', Soft: 1024 * 1024, Hard: 1024 * 1024 },
+    ]);
+  });
+
+  it('mounts exactly the one workspace by its host path', () => {
+    expect(host.Binds).toBeUndefined();
+    expect(host.Mounts).toEqual([
+      { Type: 'bind', Source: '/srv/ws/ws_abcdefgh', Target: '/workspace', ReadOnly: true },
+    ]);
+  });
+
+  it('opens stdin only when asked to', () => {
+    expect(options.OpenStdin).toBe(false);
+    const withStdin = toCreateOptions({ ...spec, openStdin: true });
+    expect(withStdin).toMatchObject({ AttachStdin: true, OpenStdin: true, StdinOnce: true, Tty: false });
+  });
+});

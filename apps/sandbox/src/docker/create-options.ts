@@ -1,0 +1,47 @@
+import type { ContainerCreateOptions } from 'dockerode';
+import type { ContainerSpec } from './container-runtime';
+
+/**
+ * Maps a spec to the engine's create body. The isolation settings are fixed here, not in the
+ * spec, so no caller can loosen them: no capabilities, no new privileges, no network, a
+ * read-only root with a small tmpfs, and hard memory, CPU, pids and file limits.
+ */
+export function toCreateOptions(spec: ContainerSpec): ContainerCreateOptions {
+  const { limits } = spec;
+  const [uid, gid] = spec.user.split(':');
+  return {
+    Image: spec.image,
+    Cmd: spec.cmd,
+    User: spec.user,
+    WorkingDir: spec.workingDir,
+    Env: Object.entries(spec.env).map(([key, value]) => `${key}=${value}`),
+    Labels: spec.labels,
+    Tty: false,
+    AttachStdin: spec.openStdin,
+    OpenStdin: spec.openStdin,
+    StdinOnce: spec.openStdin,
+    AttachStdout: true,
+    AttachStderr: true,
+    NetworkDisabled: true,
+    HostConfig: {
+      NetworkMode: 'none',
+      CapDrop: ['ALL'],
+      SecurityOpt: ['no-new-privileges'],
+      Privileged: false,
+      ReadonlyRootfs: true,
+      Tmpfs: { '/tmp': `rw,nosuid,nodev,size=${limits.tmpfsBytes},uid=${uid},gid=${gid},mode=1777` },
+      Memory: limits.memoryBytes,
+      MemorySwap: limits.memoryBytes,
+      NanoCpus: limits.nanoCpus,
+      PidsLimit: limits.pidsLimit,
+      Ulimits: [
+        { Name: 'nofile', Soft: limits.nofile, Hard: limits.nofile },
+        { Name: 'fsize', Soft: limits.fileSizeBytes, Hard: limits.fileSizeBytes },
+      ],
+      Mounts: spec.mount
+        ? [{ Type: 'bind', Source: spec.mount.hostPath, Target: spec.mount.target, ReadOnly: spec.mount.readOnly }]
+        : [],
+      AutoRemove: false,
+    },
+  };
+}

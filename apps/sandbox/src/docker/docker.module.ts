@@ -1,0 +1,20 @@
+import { Module } from '@nestjs/common';
+import type { SandboxConfig } from '@weft/config';
+import type { Logger } from '@weft/logging';
+import { LOGGER, SANDBOX_CONFIG } from '../tokens';
+import { ContainerJanitor } from './container-janitor';
+import { CONTAINER_RUNTIME } from './container-runtime';
+import { DockerAdapter } from './docker.adapter';
+
+@Module({
+  providers: [
+    {
+      provide: CONTAINER_RUNTIME,
+      inject: [SANDBOX_CONFIG, LOGGER],
+      useFactory: (config: SandboxConfig, logger: Logger) => new DockerAdapter(config.DOCKER_SOCKET, logger),
+    },
+    ContainerJanitor,
+  ],
+  exports: [CONTAINER_RUNTIME],
+})
+export class DockerModule {}

@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { buildContainerSpec, type SpecInput, type SpecLimits } from './container-spec';
+
+const limits: SpecLimits = {
+  SANDBOX_IMAGE: 'weft/sandbox-runtime:latest',
+  SANDBOX_MEMORY_MB: 256,
+  SANDBOX_CPUS: 1.5,
+  SANDBOX_PIDS_LIMIT: 64,
+  SANDBOX_TMPFS_MB: 32,
+};
+const base = { cwd: '', timeoutMs: 5_000, now: 1_000 };
+
+function build(input: Partial<SpecInput> & Pick<SpecInput, 'request'>) {
+  return buildContainerSpec({ ...base, ...input }, limits);
+}
+
+describe('buildContainerSpec', () => {
+  it('runs a command through a login bash in the workspace cwd, read-only by default', () => {
+    const spec = build({
+      request: { mode: 'command', workspaceId: 'ws_abcdefgh', command: 'ls', writable: false },
+      workspaceHostPath: '/host/ws/ws_abcdefgh',
+      cwd: 'src/app',
+    });
+    expect(spec.cmd).toEqual(['bash', '-lc', 'ls']);
+    expect(spec.workingDir).toBe('/workspace/src/app');
+    expect(spec.mount).toEqual({ hostPath: '/host/ws/ws_abcdefgh', target: '/workspace', readOnly: true });
+  });
+
+  it('mounts the workspace writable only when the request says so', () => {
+    const spec = build({
+      request: { mode: 'command', workspaceId: 'ws_abcdefgh', command: 'ls', writable: true },
+      workspaceHostPath: '/host/ws/ws_abcdefgh',
+    });
+    expect(spec.mount?.readOnly).toBe(false);
+    expect(spec.workingDir).toBe('/workspace');
+  });
+
+  it.each([
+    ['python', ['python3', '-c', 'x']],
+    ['node', ['node', '-e', 'x']],
+    ['bash', ['bash', '-c', 'x']],
+  ] as const)('runs %s code with its interpreter', (language, cmd) => {
+    const spec = build({ request: { mode: 'code', language, code: 'x' } });
+    expect(spec.cmd).toEqual(cmd);
+    expect(spec.mount).toBeUndefined();
+    expect(spec.workingDir).toBe('/tmp');
+  });
+
+  it('mounts a code run workspace read-only and opens stdin only when given', () => {
+    const spec = build({
+      request: { mode: 'code', language: 'python', code: 'x', workspaceId: 'ws_abcdefgh', stdin: '' },
+      workspaceHostPath: '/host/ws/ws_abcdefgh',
+    });
+    expect(spec.mount?.readOnly).toBe(true);
+    expect(spec.openStdin).toBe(true);
+    expect(build({ request: { mode: 'code', language: 'python', code: 'x' } }).openStdin).toBe(false);
+  });
+
+  it('applies the configured limits as the unprivileged user', () => {
+    const spec = build({ request: { mode: 'code', language: 'bash', code: 'x' } });
+    expect(spec.user).toBe('10001:10001');
+    expect(spec.limits).toMatchObject({
+      memoryBytes: 256 * 1024 * 1024,
+      nanoCpus: 1_500_000_000,
+      pidsLimit: 64,
+      tmpfsBytes: 32 * 1024 * 1024,
+    });
+  });
+
+  it('labels the container with a deadline past its timeout', () => {
+    const spec = build({ request: { mode: 'code', language: 'bash', code: 'x' } });
+    expect(spec.labels['weft.sandbox']).toBe('1');
+    expect(Number(spec.labels['weft.sandbox.deadline'])).toBeGreaterThan(base.now + base.timeoutMs);
+  });
+});

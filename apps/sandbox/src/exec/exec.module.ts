@@ -1,0 +1,22 @@
+import { Module } from '@nestjs/common';
+import type { SandboxConfig } from '@weft/config';
+import { CONTAINER_RUNTIME, type ContainerRuntime } from '../docker/container-runtime';
+import { DockerModule } from '../docker/docker.module';
+import { SANDBOX_CONFIG } from '../tokens';
+import { ExecController } from './exec.controller';
+import { ExecService } from './exec.service';
+import { WorkspaceLocator } from './workspace-locator';
+
+@Module({
+  imports: [DockerModule],
+  controllers: [ExecController],
+  providers: [
+    ExecService,
+    {
+      provide: WorkspaceLocator,
+      inject: [SANDBOX_CONFIG, CONTAINER_RUNTIME],
+      useFactory: (config: SandboxConfig, runtime: ContainerRuntime) => new WorkspaceLocator(config, runtime),
+    },
+  ],
+})
+export class ExecModule {}

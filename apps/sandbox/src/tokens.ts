@@ -1,0 +1,2 @@
+export const SANDBOX_CONFIG = Symbol('SandboxConfig');
+export const LOGGER = Symbol('Logger');
