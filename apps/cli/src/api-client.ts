@@ -1,0 +1,177 @@
+import { chatMessageSchema, modelInfoSchema } from '@weft/contracts';
+import { z } from 'zod';
+import { ApiError, ConnectionError, ProtocolError } from './errors';
+
+/** Plain requests; uploads and downloads get longer, the event stream gets an idle timer instead. */
+export const REQUEST_TIMEOUT_MS = 30_000;
+export const TRANSFER_TIMEOUT_MS = 10 * 60_000;
+
+const meSchema = z.object({ id: z.string(), name: z.string() });
+const modelsSchema = z.object({ models: z.array(modelInfoSchema) });
+const idSchema = z.object({ id: z.string() });
+const turnSchema = z.object({ turnId: z.string() });
+const sessionSchema = z.object({
+  id: z.string(),
+  workspaceId: z.string(),
+  model: z.string(),
+  title: z.string().nullish(),
+  createdAt: z.string(),
+  activeTurnId: z.string().nullish(),
+  lastEventId: z.string().nullish(),
+  messages: z.array(chatMessageSchema),
+});
+const wireErrorBodySchema = z.object({
+  error: z.object({ code: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()).optional() }),
+});
+
+export type Me = z.infer<typeof meSchema>;
+export type Models = z.infer<typeof modelsSchema>;
+export type Session = z.infer<typeof sessionSchema>;
+export type FetchFn = typeof fetch;
+
+interface RequestOptions {
+  body?: RequestInit['body'];
+  contentType?: string;
+  headers?: Record<string, string>;
+  /** Defaults to a REQUEST_TIMEOUT_MS timeout. */
+  signal?: AbortSignal;
+}
+
+/** The gateway's public HTTP API (docs/api.md), one typed method per route the CLI uses. */
+export class ApiClient {
+  constructor(
+    readonly baseUrl: string,
+    private readonly key: string,
+    private readonly fetchFn: FetchFn = fetch,
+  ) {}
+
+  me(): Promise<Me> {
+    return this.json('GET', '/v1/me', meSchema);
+  }
+
+  listModels(): Promise<Models> {
+    return this.json('GET', '/v1/models', modelsSchema);
+  }
+
+  async uploadWorkspace(archive: Uint8Array): Promise<string> {
+    const body = new Blob([archive as Uint8Array<ArrayBuffer>], { type: 'application/gzip' });
+    const signal = AbortSignal.timeout(TRANSFER_TIMEOUT_MS);
+    const { id } = await this.json('POST', '/v1/workspaces', idSchema, { body, contentType: 'application/gzip', signal });
+    return id;
+  }
+
+  /** The workspace as a tar.gz byte stream. */
+  async downloadWorkspace(id: string): Promise<ReadableStream<Uint8Array>> {
+    const signal = AbortSignal.timeout(TRANSFER_TIMEOUT_MS);
+    const response = await this.send('GET', `/v1/workspaces/${encodeURIComponent(id)}/archive`, { signal });
+    if (!response.body) throw new ProtocolError('the gateway sent an empty archive');
+    return response.body;
+  }
+
+  async createSession(input: { workspaceId: string; model: string; title?: string }): Promise<string> {
+    const { id } = await this.json('POST', '/v1/sessions', idSchema, jsonBody(input));
+    return id;
+  }
+
+  getSession(id: string): Promise<Session> {
+    return this.json('GET', `/v1/sessions/${encodeURIComponent(id)}`, sessionSchema);
+  }
+
+  async postMessage(sessionId: string, content: string): Promise<string> {
+    const path = `/v1/sessions/${encodeURIComponent(sessionId)}/messages`;
+    const { turnId } = await this.json('POST', path, turnSchema, jsonBody({ content }));
+    return turnId;
+  }
+
+  /** Opens the session's SSE stream after `after` (exclusive); the caller owns the body and the signal. */
+  openEvents(sessionId: string, after: string | undefined, signal: AbortSignal): Promise<Response> {
+    const query = after ? `?after=${encodeURIComponent(after)}` : '';
+    const headers: Record<string, string> = { accept: 'text/event-stream' };
+    if (after) headers['last-event-id'] = after;
+    return this.send('GET', `/v1/sessions/${encodeURIComponent(sessionId)}/events${query}`, { headers, signal });
+  }
+
+  private async json<T>(method: string, path: string, schema: z.ZodType<T>, options: RequestOptions = {}): Promise<T> {
+    const response = await this.send(method, path, options);
+    const body: unknown = await response.json().catch((error: unknown) => {
+      throw new ProtocolError(`${method} ${path}: the gateway sent a body that is not JSON`, { cause: error });
+    });
+    const parsed = schema.safeParse(body);
+    if (!parsed.success) {
+      throw new ProtocolError(`${method} ${path}: unexpected response from the gateway: ${z.prettifyError(parsed.error)}`);
+    }
+    return parsed.data;
+  }
+
+  private async send(method: string, path: string, options: RequestOptions): Promise<Response> {
+    const url = `${this.baseUrl}${path}`;
+    const headers: Record<string, string> = { authorization: `Bearer ${this.key}`, ...options.headers };
+    if (options.contentType) headers['content-type'] = options.contentType;
+    let response: Response;
+    try {
+      response = await this.fetchFn(url, {
+        method,
+        headers,
+        body: options.body,
+        signal: options.signal ?? AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      });
+    } catch (error) {
+      throw toTransportError(this.baseUrl, error);
+    }
+    if (!response.ok) throw await toApiError(response);
+    return response;
+  }
+}
+
+function jsonBody(value: unknown): RequestOptions {
+  return { body: JSON.stringify(value), contentType: 'application/json' };
+}
+
+/** Maps a non-2xx response to an ApiError, keeping the gateway's code when it sent one. */
+export async function toApiError(response: Response): Promise<ApiError> {
+  const text = await response.text().catch(() => '');
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined; // not JSON: a proxy's HTML page, say; fall back to the status line
+  }
+  const parsed = wireErrorBodySchema.safeParse(body);
+  if (parsed.success) {
+    const { code, message, details } = parsed.data.error;
+    return new ApiError(response.status, code, message, details);
+  }
+  const message = text.trim().slice(0, 200) || response.statusText || 'request failed';
+  return new ApiError(response.status, `HTTP_${response.status}`, message);
+}
+
+/** A user's abort passes through untouched; everything else is the gateway being unreachable. */
+export function toTransportError(baseUrl: string, error: unknown): Error {
+  if (error instanceof Error && error.name === 'AbortError') return error;
+  if (error instanceof Error && error.name === 'TimeoutError') {
+    return new ConnectionError(baseUrl, 'the request timed out', { cause: error });
+  }
+  const code = causeCode(error);
+  const reason =
+    code === 'ECONNREFUSED'
+      ? 'connection refused (is the gateway running?)'
+      : code === 'ENOTFOUND' || code === 'EAI_AGAIN'
+        ? 'unknown host'
+        : code
+          ? code
+          : error instanceof Error
+            ? error.message
+            : String(error);
+  return new ConnectionError(baseUrl, reason, { cause: error });
+}
+
+function causeCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
+    const code = (current as NodeJS.ErrnoException).code;
+    if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return code;
+    // fetch puts the socket error in `cause`; a refused dual-stack connect nests an AggregateError
+    current = current instanceof AggregateError ? current.errors[0] : current.cause;
+  }
+  return undefined;
+}

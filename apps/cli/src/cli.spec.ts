@@ -1,0 +1,184 @@
+import { execFile, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { list } from 'tar';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { completedTurn, failedTurn } from './testing/fixtures';
+import { startStubGateway, type StubGateway } from './testing/stub-gateway';
+
+const run = promisify(execFile);
+const APP = resolve(__dirname, '..');
+const ROOT = resolve(APP, '../..');
+const MAIN = join(APP, 'dist/main.js');
+const SWC = join(ROOT, 'node_modules/@swc/cli/bin/swc.js');
+const KEY = 'weft_test';
+
+interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Builds what `nx build cli` builds, so the test runs the real `bin`. */
+async function build(project: string, ignore: string[] = []): Promise<void> {
+  const args = [SWC, 'src', '-d', 'dist', '--strip-leading-paths', '--config-file', '../../.swcrc', ...ignore.flatMap((glob) => ['--ignore', glob])];
+  await run(process.execPath, args, { cwd: join(ROOT, project) });
+}
+
+function weft(args: string[], env: Record<string, string>, input?: string): Promise<Result> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, [MAIN, ...args], { env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', fail);
+    child.on('close', (code) => done({ code: code ?? -1, stdout, stderr }));
+    child.stdin.end(input ?? '');
+  });
+}
+
+describe('the weft command', () => {
+  let gateway: StubGateway | undefined;
+  let home: string;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    if (!existsSync(join(ROOT, 'libs/contracts/dist/index.js'))) await build('libs/contracts');
+    await build('apps/cli', ['src/testing/**,src/**/*.spec.ts']);
+  }, 60_000);
+
+  beforeEach(async () => {
+    home = await mkdtemp(join(tmpdir(), 'weft-cli-e2e-'));
+    env = { XDG_CONFIG_HOME: join(home, 'config'), HOME: home };
+  });
+  afterEach(async () => {
+    await gateway?.close();
+    gateway = undefined;
+    await rm(home, { recursive: true, force: true });
+  });
+
+  async function project(): Promise<string> {
+    const dir = join(home, 'project');
+    await mkdir(join(dir, 'node_modules/dep'), { recursive: true });
+    await mkdir(join(dir, '.git'), { recursive: true });
+    await mkdir(join(dir, 'src'), { recursive: true });
+    await writeFile(join(dir, 'a.txt'), 'hello\n');
+    await writeFile(join(dir, 'src/b.ts'), 'export {};\n');
+    await writeFile(join(dir, 'node_modules/dep/index.js'), '');
+    await writeFile(join(dir, '.git/HEAD'), 'ref: refs/heads/main\n');
+    return dir;
+  }
+
+  async function entries(archive: Buffer): Promise<string[]> {
+    const file = join(home, 'upload.tar.gz');
+    await writeFile(file, archive);
+    const paths: string[] = [];
+    list({ file, sync: true, onReadEntry: (entry) => paths.push(entry.path) });
+    return paths;
+  }
+
+  it('prints help with every command', async () => {
+    const result = await weft(['--help'], env);
+    expect(result.code).toBe(0);
+    for (const command of ['login', 'models', 'workspace', 'run', 'chat']) expect(result.stdout).toContain(command);
+  });
+
+  it('tells you to log in first', async () => {
+    const result = await weft(['models'], env);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('not logged in: run `weft login');
+  });
+
+  it('runs a task end to end and exits 0 when the turn completes', async () => {
+    gateway = await startStubGateway({ key: KEY, turns: [completedTurn] });
+    const result = await weft(['run', 'read a.txt', '--dir', await project()], { ...env, WEFT_URL: gateway.url, WEFT_KEY: KEY });
+
+    expect(result.stderr).not.toContain('error');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Let me look.\n● read_file(path="a.txt")\n  ⎿ hello\n    world\n');
+    expect(result.stdout).toContain('  ⎿ exit 1: test failed\n');
+    expect(result.stdout).toContain('Done.\n✓ done · 3 steps · 10 prompt + 5 completion tokens\n');
+    expect(result.stderr).toContain('weft chat --session ses_1');
+    const uploaded = await entries(gateway.uploads[0] ?? Buffer.alloc(0));
+    expect(uploaded).toEqual(expect.arrayContaining(['./a.txt', './src/b.ts']));
+    expect(uploaded.filter((path) => /node_modules|\.git/.test(path))).toEqual([]);
+  });
+
+  it('exits 1 with the code and message when the turn fails', async () => {
+    gateway = await startStubGateway({ key: KEY, turns: [failedTurn] });
+    const result = await weft(['run', 'do it', '--workspace', 'ws_9'], { ...env, WEFT_URL: gateway.url, WEFT_KEY: KEY });
+
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('Thinking\n✗ turn failed: the model crashed (INFERENCE.GENERATION_FAILED)\n');
+    expect(gateway.uploads).toHaveLength(0);
+  });
+
+  it('prints raw events as JSON lines with --json', async () => {
+    gateway = await startStubGateway({ key: KEY, turns: [completedTurn] });
+    const result = await weft(['run', 'go', '--session', 'ses_1', '--json'], { ...env, WEFT_URL: gateway.url, WEFT_KEY: KEY });
+
+    expect(result.code).toBe(0);
+    const events = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; id: string });
+    expect(events.map((event) => event.type)).toEqual(['message.created', ...completedTurn.map((event) => event.type)]);
+    expect(events[0]?.id).toBe('1700000000000-1');
+  });
+
+  it('prints an API error as message and code', async () => {
+    gateway = await startStubGateway({ key: KEY, turns: [] });
+    const result = await weft(['run', 'go', '--workspace', 'ws_1', '--model', 'huge'], { ...env, WEFT_URL: gateway.url, WEFT_KEY: KEY });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('error: unknown model huge; known: tiny (INFERENCE.UNKNOWN_MODEL)');
+  });
+
+  it('logs in, stores the key 0600, and uses it afterwards', async () => {
+    gateway = await startStubGateway({ key: KEY, turns: [] });
+    const refused = await weft(['login', '--url', gateway.url, '--key', 'wrong'], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('error: unknown API key (AUTH.UNAUTHORIZED)');
+
+    const accepted = await weft(['login', '--url', `${gateway.url}/`, '--key', KEY], env);
+    expect(accepted.code).toBe(0);
+    expect(accepted.stdout).toContain('as ada (usr_1)');
+    const file = join(env.XDG_CONFIG_HOME ?? '', 'weft/config.json');
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({ url: gateway.url, key: KEY });
+
+    const models = await weft(['models'], env);
+    expect(models.code).toBe(0);
+    expect(models.stdout).toContain('tiny  scripted · context 4096');
+  });
+
+  it('pushes a folder and pulls it back', async () => {
+    gateway = await startStubGateway({ key: KEY, turns: [] });
+    const auth = { ...env, WEFT_URL: gateway.url, WEFT_KEY: KEY };
+    const pushed = await weft(['workspace', 'push', await project()], auth);
+    expect(pushed.code).toBe(0);
+    expect(pushed.stdout).toBe('ws_1\n');
+
+    const target = join(home, 'copy');
+    const pulled = await weft(['workspace', 'pull', 'ws_1', target], auth);
+    expect(pulled.code).toBe(0);
+    expect(await readFile(join(target, 'src/b.ts'), 'utf8')).toBe('export {};\n');
+    expect(existsSync(join(target, 'node_modules'))).toBe(false);
+  });
+
+  it('chats turn after turn until /exit', async () => {
+    gateway = await startStubGateway({ key: KEY, turns: [completedTurn, failedTurn] });
+    const result = await weft(['chat', '--session', 'ses_1'], { ...env, WEFT_URL: gateway.url, WEFT_KEY: KEY }, 'first\nsecond\n/exit\nnever sent\n');
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('✓ done · 3 steps');
+    expect(result.stdout).toContain('✗ turn failed: the model crashed');
+    expect(gateway.streams).toHaveLength(2);
+  });
+
+  it('names the URL when the gateway is down', async () => {
+    const result = await weft(['models'], { ...env, WEFT_URL: 'http://127.0.0.1:9', WEFT_KEY: KEY });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('cannot reach the Weft gateway at http://127.0.0.1:9');
+  });
+});

@@ -1,0 +1,65 @@
+import { createInterface } from 'node:readline/promises';
+import { Command } from 'commander';
+import { connect, errColors, outColors, status, type CliContext } from '../context';
+import { ApiError, formatError } from '../errors';
+import { TurnRenderer } from '../render';
+import { openSession, type SessionTargetOptions } from '../session-target';
+import { runTurn } from '../turn';
+import { withTargetOptions } from './target-options';
+
+const EXIT_WORDS: ReadonlySet<string> = new Set(['/exit', '/quit']);
+
+export function chatCommand(ctx: CliContext): Command {
+  return withTargetOptions(
+    new Command('chat').description('talk with the agent in a loop: /exit or Ctrl-D quits, Ctrl-C stops following a turn'),
+  ).action(async (options: SessionTargetOptions) => {
+    const client = await connect(ctx);
+    const sessionId = await openSession(ctx, client, options);
+    const c = outColors(ctx);
+    const terminal = Boolean(ctx.stdin.isTTY && ctx.stdout.isTTY);
+    const rl = createInterface({ input: ctx.stdin, output: ctx.stdout as NodeJS.WritableStream, terminal });
+    let inputClosed = false;
+    rl.once('close', () => (inputClosed = true));
+    const prompt = (): void => {
+      if (!inputClosed) rl.prompt();
+    };
+    rl.setPrompt(c.bold(c.cyan('› ')));
+    let turn: AbortController | undefined;
+    const interrupt = (): void => {
+      if (turn) return turn.abort();
+      ctx.stdout.write(c.dim('\n(type /exit or press Ctrl-D to quit)\n'));
+      prompt();
+    };
+    rl.on('SIGINT', interrupt); // raw-mode terminals deliver Ctrl-C here, not as a signal
+    const stopListening = ctx.onInterrupt(interrupt);
+    // The iterator buffers lines, so piped input typed ahead of a turn is not lost.
+    const lines = rl[Symbol.asyncIterator]();
+    const renderer = new TurnRenderer(ctx.stdout, c);
+    try {
+      for (;;) {
+        prompt();
+        const next = await lines.next();
+        if (next.done) break;
+        const content = String(next.value).trim();
+        if (EXIT_WORDS.has(content)) break;
+        if (!content) continue;
+        turn = new AbortController();
+        try {
+          await runTurn({ client, renderer, onReconnect: (n) => status(ctx, `reconnecting (${n})…`) }, sessionId, content, turn.signal);
+        } catch (error) {
+          renderer.endLine();
+          if (turn.signal.aborted) ctx.stderr.write(`${errColors(ctx).yellow('interrupted')}: the turn goes on in the session\n`);
+          else if (error instanceof ApiError) ctx.stderr.write(`${errColors(ctx).red(formatError(error))}\n`);
+          else throw error;
+        } finally {
+          turn = undefined;
+        }
+      }
+    } finally {
+      stopListening();
+      if (inputClosed) ctx.stdout.write('\n'); // Ctrl-D leaves the cursor after the prompt
+      rl.close();
+      status(ctx, `session ${sessionId} · continue with: weft chat --session ${sessionId}`);
+    }
+  });
+}

@@ -1,0 +1,10 @@
+import { Command, Option } from 'commander';
+
+/** `--model`, `--workspace`, `--dir`, `--session`: shared by `run` and `chat`. */
+export function withTargetOptions(command: Command): Command {
+  return command
+    .option('-m, --model <id>', 'model for a new session (default: the first of `weft models`)')
+    .addOption(new Option('-w, --workspace <id>', 'start the session on this existing workspace').conflicts(['dir', 'session']))
+    .addOption(new Option('-d, --dir <path>', 'upload this folder as the workspace (default: the current folder)').conflicts('session'))
+    .addOption(new Option('-s, --session <id>', 'continue this session instead of starting one').conflicts('model'));
+}

@@ -1,0 +1,39 @@
+import { Command, CommanderError } from 'commander';
+import { chatCommand } from './commands/chat';
+import { loginCommand } from './commands/login';
+import { modelsCommand } from './commands/models';
+import { runCommand } from './commands/run';
+import { workspaceCommand } from './commands/workspace';
+import { errColors, type CliContext } from './context';
+import { formatError } from './errors';
+
+export function createProgram(ctx: CliContext): Command {
+  return new Command('weft')
+    .description('Weft: a self-hosted coding agent, from your terminal')
+    .version('0.1.0')
+    .configureOutput({
+      writeOut: (text) => ctx.stdout.write(text),
+      writeErr: (text) => ctx.stderr.write(text),
+    })
+    .exitOverride()
+    .showHelpAfterError('(add --help for usage)')
+    .addCommand(loginCommand(ctx))
+    .addCommand(modelsCommand(ctx))
+    .addCommand(workspaceCommand(ctx))
+    .addCommand(runCommand(ctx))
+    .addCommand(chatCommand(ctx))
+    .addHelpText('after', '\nStart with: weft login --url <gateway> --key <key>');
+}
+
+/** Parses `argv`, runs the command and returns the exit code; every error is printed here, once. */
+export async function runCli(argv: readonly string[], ctx: CliContext): Promise<number> {
+  const program = createProgram(ctx);
+  try {
+    await program.parseAsync([...argv]);
+    return ctx.exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode; // commander already said why
+    ctx.stderr.write(`${errColors(ctx).red(formatError(error))}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,81 @@
+import type { SessionEvent, StoredSessionEvent } from '@weft/contracts';
+import { createColors } from 'picocolors';
+import { describe, expect, it } from 'vitest';
+import { TurnRenderer, compactArgs } from './render';
+
+function renderAll(events: SessionEvent[], colors = false): string {
+  let out = '';
+  const renderer = new TurnRenderer({ write: (text: string) => (out += text) }, createColors(colors));
+  for (const event of events) renderer.render({ ...event, id: '1-0', at: '' } as StoredSessionEvent);
+  return out;
+}
+
+const turnId = 'turn_1';
+
+describe('TurnRenderer', () => {
+  it('prints nothing for the user message and the turn start', () => {
+    expect(renderAll([
+      { type: 'message.created', turnId, role: 'user', content: 'hi' },
+      { type: 'turn.started', turnId, model: 'tiny' },
+    ])).toBe('');
+  });
+
+  it('streams text deltas as they come and ends the line when the message completes', () => {
+    expect(renderAll([
+      { type: 'message.delta', turnId, text: 'Hel' },
+      { type: 'message.delta', turnId, text: 'lo' },
+      { type: 'message.completed', turnId, content: 'Hello' },
+    ])).toBe('Hello\n');
+  });
+
+  it('prints a completed message whose text was not streamed', () => {
+    expect(renderAll([{ type: 'message.completed', turnId, content: 'Whole answer' }])).toBe('Whole answer\n');
+  });
+
+  it('shows a tool call with its name and compact arguments on a line of its own', () => {
+    expect(renderAll([
+      { type: 'message.delta', turnId, text: 'Reading' },
+      { type: 'tool.called', turnId, call: { id: 'c1', name: 'read_file', arguments: { path: 'src/a.ts', limit: 20 } } },
+    ])).toBe('Reading\n● read_file(path="src/a.ts", limit=20)\n');
+  });
+
+  it('shows the first lines of a tool result and counts the rest', () => {
+    const output = ['one', 'two', 'three', 'four', 'five', 'six'].join('\n');
+    expect(renderAll([{ type: 'tool.completed', turnId, callId: 'c1', name: 'read_file', isError: false, output }])).toBe(
+      '  ⎿ one\n    two\n    three\n    four\n    … 2 more lines\n',
+    );
+  });
+
+  it('dims a tool result and paints a failed one red', () => {
+    const ok = renderAll([{ type: 'tool.completed', turnId, callId: 'c1', name: 'x', isError: false, output: 'fine' }], true);
+    const bad = renderAll([{ type: 'tool.completed', turnId, callId: 'c1', name: 'x', isError: true, output: 'boom' }], true);
+    expect(ok).toBe(`${createColors(true).dim('  ⎿ fine')}\n`);
+    expect(bad).toBe(`${createColors(true).red('  ⎿ boom')}\n`);
+  });
+
+  it('says so when a tool printed nothing', () => {
+    expect(renderAll([{ type: 'tool.completed', turnId, callId: 'c1', name: 'x', isError: false, output: '' }])).toBe('  ⎿ (no output)\n');
+  });
+
+  it('closes a completed turn with its steps and token usage', () => {
+    expect(renderAll([
+      { type: 'message.delta', turnId, text: 'ok' },
+      { type: 'turn.completed', turnId, usage: { promptTokens: 120, completionTokens: 8 }, iterations: 2 },
+    ])).toBe('ok\n✓ done · 2 steps · 120 prompt + 8 completion tokens\n');
+  });
+
+  it('prints the code and message of a failed turn', () => {
+    expect(renderAll([{ type: 'turn.failed', turnId, code: 'AGENT.ITERATION_LIMIT', message: 'too many steps' }])).toBe(
+      '✗ turn failed: too many steps (AGENT.ITERATION_LIMIT)\n',
+    );
+  });
+});
+
+describe('compactArgs', () => {
+  it('cuts long strings and flattens newlines', () => {
+    const text = compactArgs({ path: 'a.ts', content: `line one\n${'x'.repeat(200)}` });
+    expect(text.startsWith('path="a.ts", content="line one xxx')).toBe(true);
+    expect(text).not.toContain('\n');
+    expect(text.length).toBeLessThanOrEqual(120);
+  });
+});

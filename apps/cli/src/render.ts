@@ -1,0 +1,105 @@
+import { assertUnreachable, type StoredSessionEvent } from '@weft/contracts';
+import { createColors } from 'picocolors';
+
+export type Colors = ReturnType<typeof createColors>;
+
+/** Named limits of what a tool call shows; the full text stays in the session log. */
+export const MAX_ARGS_CHARS = 120;
+export const MAX_ARG_VALUE_CHARS = 40;
+export const MAX_RESULT_LINES = 4;
+export const MAX_RESULT_LINE_CHARS = 160;
+
+export interface Output {
+  write(text: string): unknown;
+}
+
+export function colorsFor(stream: { isTTY?: boolean }, env: { NO_COLOR?: string }): Colors {
+  return createColors(Boolean(stream.isTTY) && !env.NO_COLOR);
+}
+
+/**
+ * Turns session events into terminal output: streamed text as it arrives, each tool call on its
+ * own line with compact arguments, the first lines of its result, and a closing summary.
+ */
+export class TurnRenderer {
+  private atLineStart = true;
+  private streamedText = false;
+
+  constructor(
+    private readonly out: Output,
+    private readonly c: Colors,
+  ) {}
+
+  render(event: StoredSessionEvent): void {
+    switch (event.type) {
+      case 'message.created':
+      case 'turn.started':
+        return; // the user typed the message; the model is named in the summary
+      case 'message.delta':
+        this.streamedText = true;
+        return this.text(event.text);
+      case 'message.completed':
+        // A gateway that does not stream deltas still gets its answer shown.
+        if (!this.streamedText && event.content) this.text(event.content);
+        this.streamedText = false;
+        return this.endLine();
+      case 'tool.called':
+        this.streamedText = false;
+        this.endLine();
+        return this.line(`${this.c.cyan('●')} ${this.c.bold(event.call.name)}${this.c.dim(`(${compactArgs(event.call.arguments)})`)}`);
+      case 'tool.completed':
+        return this.toolResult(event.output, event.isError);
+      case 'turn.completed': {
+        this.endLine();
+        const { promptTokens, completionTokens } = event.usage;
+        const steps = `${event.iterations} step${event.iterations === 1 ? '' : 's'}`;
+        return this.line(this.c.dim(`✓ done · ${steps} · ${promptTokens} prompt + ${completionTokens} completion tokens`));
+      }
+      case 'turn.failed':
+        this.endLine();
+        return this.line(this.c.red(`✗ turn failed: ${event.message} (${event.code})`));
+      default:
+        return assertUnreachable(event);
+    }
+  }
+
+  /** Ends a half-written line, e.g. before a prompt after Ctrl-C. */
+  endLine(): void {
+    if (!this.atLineStart) this.line('');
+  }
+
+  private toolResult(output: string, isError: boolean): void {
+    const lines = output.replace(/\s+$/, '').split('\n');
+    const shown = lines.slice(0, MAX_RESULT_LINES).map((line) => truncate(line, MAX_RESULT_LINE_CHARS));
+    if (shown.length === 0 || (shown.length === 1 && shown[0] === '')) shown.splice(0, shown.length, '(no output)');
+    const paint = isError ? this.c.red : this.c.dim;
+    shown.forEach((line, index) => this.line(paint(`${index === 0 ? '  ⎿ ' : '    '}${line}`)));
+    const hidden = lines.length - shown.length;
+    if (hidden > 0) this.line(this.c.dim(`    … ${hidden} more line${hidden === 1 ? '' : 's'}`));
+  }
+
+  private text(text: string): void {
+    if (!text) return;
+    this.out.write(text);
+    this.atLineStart = text.endsWith('\n');
+  }
+
+  private line(text: string): void {
+    this.out.write(`${text}\n`);
+    this.atLineStart = true;
+  }
+}
+
+/** `path="src/a.ts", limit=20`: strings quoted and cut, the whole kept under MAX_ARGS_CHARS. */
+export function compactArgs(args: Record<string, unknown>): string {
+  const parts = Object.entries(args).map(([key, value]) => {
+    const shown = typeof value === 'string' ? JSON.stringify(truncate(value, MAX_ARG_VALUE_CHARS)) : JSON.stringify(value);
+    return `${key}=${truncate(shown ?? String(value), MAX_ARG_VALUE_CHARS + 2)}`;
+  });
+  return truncate(parts.join(', '), MAX_ARGS_CHARS);
+}
+
+function truncate(text: string, max: number): string {
+  const flat = text.replace(/\s*\n\s*/g, ' ');
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}

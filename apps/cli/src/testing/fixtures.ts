@@ -1,0 +1,22 @@
+import type { Scripted } from './stub-gateway';
+
+/** A turn that streams text, reads a file, fails a command, and completes. */
+export const completedTurn: readonly Scripted[] = [
+  { type: 'turn.started', model: 'tiny' },
+  { type: 'message.delta', text: 'Let me ' },
+  { type: 'message.delta', text: 'look.' },
+  { type: 'message.completed', content: 'Let me look.' },
+  { type: 'tool.called', call: { id: 'c1', name: 'read_file', arguments: { path: 'a.txt' } } },
+  { type: 'tool.completed', callId: 'c1', name: 'read_file', isError: false, output: 'hello\nworld' },
+  { type: 'tool.called', call: { id: 'c2', name: 'run_command', arguments: { command: 'npm test' } } },
+  { type: 'tool.completed', callId: 'c2', name: 'run_command', isError: true, output: 'exit 1: test failed' },
+  { type: 'message.delta', text: 'Done.' },
+  { type: 'message.completed', content: 'Done.' },
+  { type: 'turn.completed', usage: { promptTokens: 10, completionTokens: 5 }, iterations: 3 },
+];
+
+export const failedTurn: readonly Scripted[] = [
+  { type: 'turn.started', model: 'tiny' },
+  { type: 'message.delta', text: 'Thinking' },
+  { type: 'turn.failed', code: 'INFERENCE.GENERATION_FAILED', message: 'the model crashed' },
+];

@@ -1,0 +1,152 @@
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { SessionEvent } from '@weft/contracts';
+
+/**
+ * A stand-in for the gateway in the CLI's tests: the routes of docs/api.md the CLI uses, an
+ * in-memory event log, and scripted turns. It is not the component under test.
+ */
+export type Scripted = SessionEvent extends infer E ? (E extends SessionEvent ? Omit<E, 'turnId'> : never) : never;
+
+export interface StubGatewayOptions {
+  readonly key: string;
+  /** The events each posted message produces, in order; `turnId` is filled in. */
+  readonly turns: readonly (readonly Scripted[])[];
+  /** Cut the first event stream after this many events. */
+  readonly dropAfter?: number;
+  /** Replay the whole log on every connection, as a careless server would. */
+  readonly ignoreResume?: boolean;
+}
+
+export interface StreamRequest {
+  readonly after: string | null;
+  readonly lastEventId: string | undefined;
+}
+
+export interface StubGateway {
+  readonly url: string;
+  readonly streams: StreamRequest[];
+  readonly uploads: Buffer[];
+  close(): Promise<void>;
+}
+
+interface Logged {
+  readonly id: string;
+  readonly data: SessionEvent & { id: string; at: string };
+}
+
+export async function startStubGateway(options: StubGatewayOptions): Promise<StubGateway> {
+  const log: Logged[] = [];
+  const listeners = new Set<(entry: Logged) => void>();
+  const streams: StreamRequest[] = [];
+  const uploads: Buffer[] = [];
+  let turnCount = 0;
+  let sequence = 0;
+
+  const append = (event: SessionEvent): void => {
+    sequence += 1;
+    const id = `1700000000000-${sequence}`;
+    const entry = { id, data: { ...event, id, at: new Date(0).toISOString() } };
+    log.push(entry);
+    for (const listener of listeners) listener(entry);
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://stub');
+    const body = await readBody(req);
+    if (req.headers.authorization !== `Bearer ${options.key}`) {
+      return json(res, 401, { error: { code: 'AUTH.UNAUTHORIZED', message: 'unknown API key' } });
+    }
+    const route = `${req.method} ${url.pathname}`;
+    if (route === 'GET /v1/me') return json(res, 200, { id: 'usr_1', name: 'ada' });
+    if (route === 'GET /v1/models') return json(res, 200, { models: [{ id: 'tiny', provider: 'scripted', contextSize: 4096 }] });
+    if (route === 'POST /v1/workspaces') {
+      uploads.push(body);
+      return json(res, 201, { id: `ws_${uploads.length}` });
+    }
+    const archive = /^GET \/v1\/workspaces\/ws_(\d+)\/archive$/.exec(route);
+    if (archive) {
+      const stored = uploads[Number(archive[1]) - 1];
+      if (!stored) return json(res, 404, { error: { code: 'TOOLS.WORKSPACE_NOT_FOUND', message: 'no such workspace' } });
+      res.writeHead(200, { 'content-type': 'application/gzip' }).end(stored);
+      return;
+    }
+    if (route === 'POST /v1/sessions') {
+      const { model } = JSON.parse(body.toString()) as { model: string };
+      if (model !== 'tiny') return json(res, 400, { error: { code: 'INFERENCE.UNKNOWN_MODEL', message: `unknown model ${model}; known: tiny` } });
+      return json(res, 201, { id: 'ses_1' });
+    }
+    if (route === 'GET /v1/sessions/ses_1') {
+      const lastEventId = log.at(-1)?.id ?? null;
+      return json(res, 200, { id: 'ses_1', workspaceId: 'ws_1', model: 'tiny', title: null, createdAt: new Date(0).toISOString(), activeTurnId: null, lastEventId, messages: [] });
+    }
+    if (route === 'POST /v1/sessions/ses_1/messages') {
+      const script = options.turns[turnCount];
+      turnCount += 1;
+      const turnId = `turn_${turnCount}`;
+      const { content } = JSON.parse(body.toString()) as { content: string };
+      json(res, 202, { turnId });
+      // Played after the reply, so the events arrive live on the client's stream.
+      setImmediate(() => {
+        append({ type: 'message.created', turnId, role: 'user', content });
+        for (const event of script ?? []) append({ ...event, turnId } as SessionEvent);
+      });
+      return;
+    }
+    if (route === 'GET /v1/sessions/ses_1/events') return stream(req, res, url);
+    return json(res, 404, { error: { code: 'COMMON.NOT_FOUND', message: `no route ${route}` } });
+  };
+
+  const stream = (req: IncomingMessage, res: ServerResponse, url: URL): void => {
+    const after = url.searchParams.get('after');
+    const lastEventId = req.headers['last-event-id'] as string | undefined;
+    streams.push({ after, lastEventId });
+    const dropAt = streams.length === 1 ? options.dropAfter : undefined;
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    res.write(': connected\n\n');
+    let sent = 0;
+    let dropped = false;
+    const send = (entry: Logged): void => {
+      if (dropped || res.destroyed) return;
+      res.write(`id: ${entry.id}\nevent: ${entry.data.type}\ndata: ${JSON.stringify(entry.data)}\n\n`);
+      sent += 1;
+      if (dropAt !== undefined && sent >= dropAt) {
+        dropped = true;
+        res.socket?.end(); // flush what was written, then cut the connection mid-stream
+      }
+    };
+    const start = options.ignoreResume ? undefined : (after ?? lastEventId);
+    const startIndex = start ? log.findIndex((entry) => entry.id === start) + 1 : 0;
+    for (const entry of log.slice(startIndex)) send(entry);
+    listeners.add(send);
+    res.on('close', () => listeners.delete(send));
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => json(res, 500, { error: { code: 'COMMON.INTERNAL', message: String(error) } }));
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    streams,
+    uploads,
+    close: async () => {
+      server.closeAllConnections();
+      server.close();
+      await once(server, 'close');
+    },
+  };
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+}

@@ -1,0 +1,40 @@
+import type { ApiClient } from './api-client';
+import { ProtocolError } from './errors';
+import type { Output, TurnRenderer } from './render';
+import { followEvents } from './sse';
+
+export type TurnOutcome =
+  | { readonly status: 'completed'; readonly turnId: string }
+  | { readonly status: 'failed'; readonly turnId: string; readonly code: string; readonly message: string };
+
+export interface TurnDeps {
+  readonly client: ApiClient;
+  readonly renderer: TurnRenderer;
+  /** Where `--json` writes JSONL; undefined renders for people instead. */
+  readonly jsonOut?: Output;
+  /** Told when the event stream dropped and is being resumed. */
+  readonly onReconnect?: (attempt: number) => void;
+}
+
+/**
+ * Sends one message and follows its turn to the end. Reads `lastEventId` before posting, so no
+ * event of the turn can slip between the post and the subscription (docs/api.md).
+ */
+export async function runTurn(deps: TurnDeps, sessionId: string, content: string, signal?: AbortSignal): Promise<TurnOutcome> {
+  const { client, renderer, jsonOut } = deps;
+  const { lastEventId } = await client.getSession(sessionId);
+  const turnId = await client.postMessage(sessionId, content);
+  const events = followEvents(client, sessionId, {
+    after: lastEventId ?? undefined,
+    signal,
+    onReconnect: (attempt) => deps.onReconnect?.(attempt),
+  });
+  for await (const { raw, event } of events) {
+    if (raw.turnId !== turnId) continue; // another client's turn on the same session
+    if (jsonOut) jsonOut.write(`${JSON.stringify(raw)}\n`);
+    else if (event) renderer.render(event);
+    if (event?.type === 'turn.completed') return { status: 'completed', turnId };
+    if (event?.type === 'turn.failed') return { status: 'failed', turnId, code: event.code, message: event.message };
+  }
+  throw new ProtocolError('the event stream ended before the turn did');
+}
