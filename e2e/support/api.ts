@@ -18,7 +18,7 @@ export async function call<T = Record<string, unknown>>(
   const res = await fetch(`${gatewayUrl}${path}`, {
     method,
     headers: { authorization: `Bearer ${key}`, ...(body !== undefined ? { 'content-type': contentType } : {}) },
-    body: body === undefined ? undefined : typeof body === 'string' || body instanceof Uint8Array ? (body as BodyInit) : JSON.stringify(body),
+    body: body === undefined ? undefined : typeof body === 'string' || body instanceof Uint8Array ? (body as RequestInit['body']) : JSON.stringify(body),
   });
   const text = await res.text();
   let parsed: unknown = text;

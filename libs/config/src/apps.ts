@@ -25,7 +25,7 @@ export const inferenceConfigSchema = z.object({
   ...natsEnv,
   ...readinessEnv,
   ...logEnv,
-  /** JSON file declaring the models this worker serves (see docs/models.example.json). */
+  /** JSON file declaring the models this worker serves (see config/models.json and the README). */
   MODELS_CONFIG: z.string().default('/etc/weft/models.json'),
   /** Folder that relative GGUF paths and scripted-model scripts are resolved against. */
   MODELS_DIR: z.string().default('/var/lib/weft/models'),

@@ -4,4 +4,4 @@ export { connectRpcClient } from './rpc-client.factory';
 export { WireErrorFilter, ZodPayloadPipe } from './rpc-server';
 export { createNatsMicroservice } from './microservice';
 export type { NatsMicroserviceOptions } from './microservice';
-export { listenAndMarkReady } from './readiness';
+export { listenAndMarkReady, markReady } from './readiness';

@@ -43,8 +43,12 @@ export class RpcClient {
     const body = parseOrThrow(route.request, payload, `request to ${route.subject}`);
     const ms = options.timeoutMs ?? this.defaultTimeoutMs;
     const source = this.proxy.send(route.subject, body).pipe(timeout({ each: ms }));
-    for await (const message of observableToIterable(source, options.signal)) {
-      yield parseOrThrow(route.response, message, `stream message from ${route.subject}`);
+    try {
+      for await (const message of observableToIterable(source, options.signal)) {
+        yield parseOrThrow(route.response, message, `stream message from ${route.subject}`);
+      }
+    } catch (error) {
+      throw toAppError(error, route.subject, ms);
     }
   }
 }

@@ -1,0 +1,46 @@
+import type { Logger } from '@weft/logging';
+
+// node-llama-cpp is ESM-only and this app compiles to CommonJS: load it with a dynamic import
+// (kept as-is by swc and tsc) and take its types from the same import.
+export type NodeLlamaCpp = typeof import('node-llama-cpp');
+export type Llama = Awaited<ReturnType<NodeLlamaCpp['getLlama']>>;
+export type LlamaModel = Awaited<ReturnType<Llama['loadModel']>>;
+export type LlamaContext = Awaited<ReturnType<LlamaModel['createContext']>>;
+export type LlamaContextSequence = ReturnType<LlamaContext['getSequence']>;
+export type ChatWrapper = NonNullable<ReturnType<NodeLlamaCpp['resolveChatWrapper']>>;
+
+export interface LlamaBackend {
+  lib: NodeLlamaCpp;
+  llama: Llama;
+}
+
+/** Holds the one llama.cpp binding of this process, created on first use. */
+export class LlamaRuntime {
+  private backend?: Promise<LlamaBackend>;
+
+  constructor(private readonly log: Logger) {}
+
+  get(): Promise<LlamaBackend> {
+    this.backend ??= this.start();
+    return this.backend;
+  }
+
+  async dispose(): Promise<void> {
+    if (!this.backend) return;
+    const { llama } = await this.backend;
+    await llama.dispose();
+  }
+
+  private async start(): Promise<LlamaBackend> {
+    const lib = await import('node-llama-cpp');
+    const llama = await lib.getLlama({
+      gpu: 'auto',
+      // Never compile llama.cpp at runtime: the prebuilt binaries ship with the package.
+      build: 'never',
+      logLevel: lib.LlamaLogLevel.warn,
+      logger: (level, message) => this.log.warn({ llamaLevel: level }, message.trim()),
+    });
+    this.log.info({ gpu: llama.gpu, cpuMathCores: llama.cpuMathCores }, 'llama.cpp ready');
+    return { lib, llama };
+  }
+}

@@ -1,0 +1,15 @@
+import 'reflect-metadata';
+import { inferenceConfigSchema, loadConfig } from '@weft/config';
+import { listenAndMarkReady } from '@weft/messaging';
+import { createInferenceApp } from './app';
+
+async function bootstrap(): Promise<void> {
+  const config = loadConfig(inferenceConfigSchema);
+  const app = await createInferenceApp(config);
+  await listenAndMarkReady(app, config.READY_FILE);
+}
+
+bootstrap().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

@@ -1,0 +1,32 @@
+import { readFileSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { ConfigError } from '@weft/config';
+import { modelsConfigSchema, type ModelsConfig } from './models-config.schema';
+
+/** Reads the model registry once at boot; fails with every problem listed. */
+export function loadModelsConfig(file: string, modelsDir: string): ModelsConfig {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new ConfigError([`MODELS_CONFIG (${file}): ${reason}`]);
+  }
+  return parseModelsConfig(raw, modelsDir, file);
+}
+
+/** Validates a registry and resolves relative paths against `modelsDir`. */
+export function parseModelsConfig(raw: unknown, modelsDir: string, source = 'models config'): ModelsConfig {
+  const parsed = modelsConfigSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => `${source}: ${issue.path.join('.') || '(root)'}: ${issue.message}`),
+    );
+  }
+  const within = (path: string) => (isAbsolute(path) ? path : resolve(modelsDir, path));
+  const config = parsed.data;
+  return {
+    models: config.models.map((model) => ({ ...model, path: within(model.path) })),
+    scripted: config.scripted && { dir: within(config.scripted.dir) },
+  };
+}

@@ -1,0 +1,52 @@
+import { AppError, ErrorCode, type ChatMessage } from '@weft/contracts';
+import { describe, expect, it } from 'vitest';
+import { chunkText, planTurn, scriptStep } from './script-turn';
+import type { Script } from './script.schema';
+
+const script: Script = {
+  turns: [
+    { text: 'Looking around.', toolCalls: [{ name: 'list_directory', arguments: { path: '.' } }] },
+    { text: 'There are two files here.' },
+  ],
+};
+
+const user = (content: string): ChatMessage => ({ role: 'user', content });
+
+describe('scripted turns', () => {
+  it('replays the turn numbered by the assistant messages already in the conversation', () => {
+    expect(scriptStep([user('hi')])).toBe(0);
+    const afterTool: ChatMessage[] = [
+      { role: 'system', content: 'be brief' },
+      user('what is here?'),
+      { role: 'assistant', content: 'Looking around.', toolCalls: [{ id: 'call_0_0', name: 'list_directory', arguments: {} }] },
+      { role: 'tool', toolCallId: 'call_0_0', name: 'list_directory', content: 'a.ts\nb.ts' },
+    ];
+    expect(scriptStep(afterTool)).toBe(1);
+    expect(planTurn('scripted/demo', script, afterTool).chunks.join('')).toBe('There are two files here.');
+  });
+
+  it('returns tool calls with ids derived from the step', () => {
+    const plan = planTurn('scripted/demo', script, [user('go')]);
+    expect(plan.finishReason).toBe('tool_calls');
+    expect(plan.toolCalls).toEqual([{ id: 'call_0_0', name: 'list_directory', arguments: { path: '.' } }]);
+  });
+
+  it('fails with SCRIPT_EXHAUSTED past the last turn', () => {
+    const messages: ChatMessage[] = [user('a'), { role: 'assistant', content: 'x' }, user('b'), { role: 'assistant', content: 'y' }, user('c')];
+    const attempt = () => planTurn('scripted/demo', script, messages);
+    expect(attempt).toThrow(AppError);
+    expect(attempt).toThrow(expect.objectContaining({ code: ErrorCode.ScriptExhausted, details: expect.objectContaining({ step: 2 }) }));
+  });
+
+  it('cuts the text at maxTokens chunks and reports length without tool calls', () => {
+    const plan = planTurn('scripted/demo', script, [user('go')], 1);
+    expect(plan).toEqual({ chunks: ['Looking '], toolCalls: [], finishReason: 'length' });
+  });
+
+  it('splits text into word-sized chunks that join back to the original', () => {
+    const text = '  Hello,  world!\nNext line ';
+    expect(chunkText(text).length).toBeGreaterThan(2);
+    expect(chunkText(text).join('')).toBe(text);
+    expect(chunkText('')).toEqual([]);
+  });
+});

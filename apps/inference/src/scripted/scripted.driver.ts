@@ -1,0 +1,90 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setImmediate } from 'node:timers/promises';
+import { AppError, ErrorCode, type GenerateResult, type ModelInfo } from '@weft/contracts';
+import type { Logger } from '@weft/logging';
+import type { GenerateCall, InferenceDriver } from '../drivers/inference-driver';
+import { SCRIPTED_DEFAULT_CONTEXT, SCRIPTED_PREFIX, scriptSchema, type Script } from './script.schema';
+import { estimateTokens, planTurn } from './script-turn';
+
+const SCRIPT_NAME = /^[A-Za-z0-9._-]+$/;
+
+/**
+ * Replays `<dir>/<name>.json` as model `scripted/<name>`. The folder is read on every call, so a
+ * script dropped in is served at once and every replica gives the same answer.
+ */
+export class ScriptedDriver implements InferenceDriver {
+  constructor(
+    private readonly dir: string,
+    private readonly log: Logger,
+  ) {}
+
+  async listModels(): Promise<ModelInfo[]> {
+    const models: ModelInfo[] = [];
+    for (const name of await this.scriptNames()) {
+      const id = SCRIPTED_PREFIX + name;
+      try {
+        const script = await this.readScript(id, name);
+        models.push({ id, provider: 'scripted', contextSize: script.contextSize ?? SCRIPTED_DEFAULT_CONTEXT });
+      } catch (error) {
+        this.log.warn({ model: id, err: error }, 'skipping invalid script');
+      }
+    }
+    return models;
+  }
+
+  async generate(modelId: string, { request, onDelta, signal }: GenerateCall): Promise<GenerateResult> {
+    const started = performance.now();
+    const name = modelId.slice(SCRIPTED_PREFIX.length);
+    if (!modelId.startsWith(SCRIPTED_PREFIX) || !(await this.scriptNames()).includes(name)) {
+      throw new AppError(ErrorCode.UnknownModel, `Unknown model "${modelId}"`, { model: modelId });
+    }
+    const plan = planTurn(modelId, await this.readScript(modelId, name), request.messages, request.maxTokens);
+    let firstTokenAt: number | undefined;
+    for (const chunk of plan.chunks) {
+      signal.throwIfAborted();
+      // One event-loop turn per chunk, so deltas leave as separate messages, like a real model's.
+      await setImmediate();
+      firstTokenAt ??= performance.now();
+      onDelta(chunk);
+    }
+    return {
+      text: plan.chunks.join(''),
+      toolCalls: plan.toolCalls,
+      finishReason: plan.finishReason,
+      usage: { promptTokens: estimateTokens(request.messages), completionTokens: plan.chunks.length },
+      timings: {
+        timeToFirstTokenMs: firstTokenAt === undefined ? undefined : firstTokenAt - started,
+        totalMs: performance.now() - started,
+      },
+    };
+  }
+
+  async dispose(): Promise<void> {}
+
+  private async scriptNames(): Promise<string[]> {
+    let files: string[];
+    try {
+      files = await readdir(this.dir);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw error;
+    }
+    return files
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => f.slice(0, -'.json'.length))
+      .filter((name) => SCRIPT_NAME.test(name))
+      .sort();
+  }
+
+  private async readScript(modelId: string, name: string): Promise<Script> {
+    try {
+      return scriptSchema.parse(JSON.parse(await readFile(join(this.dir, `${name}.json`), 'utf8')));
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new AppError(ErrorCode.ModelLoadFailed, `Script "${modelId}" is invalid: ${reason}`, { model: modelId }, false, {
+        cause: error,
+      });
+    }
+  }
+}

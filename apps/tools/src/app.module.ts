@@ -1,0 +1,35 @@
+import { Module, type Type } from '@nestjs/common';
+import type { ToolsConfig } from '@weft/config';
+import type { Logger } from '@weft/logging';
+import { ToolRegistry } from './tool/tool-registry';
+import { ToolsController } from './tool/tools.controller';
+import { TOOLS_CONFIG, TOOLS_LOGGER } from './tokens';
+import { WorkspaceService } from './workspace/workspace.service';
+import { WorkspaceStore } from './workspace/workspace-store';
+import { WorkspacesController } from './workspace/workspaces.controller';
+
+/** The tools worker's module, bound to a parsed config (tests pass their own). */
+export function createAppModule(config: ToolsConfig, logger: Logger): Type<unknown> {
+  @Module({
+    controllers: [ToolsController, WorkspacesController],
+    providers: [
+      { provide: TOOLS_CONFIG, useValue: config },
+      { provide: TOOLS_LOGGER, useValue: logger },
+      { provide: WorkspaceStore, useFactory: (c: ToolsConfig) => new WorkspaceStore(c.WORKSPACES_DIR), inject: [TOOLS_CONFIG] },
+      {
+        provide: WorkspaceService,
+        useFactory: (c: ToolsConfig, store: WorkspaceStore, log: Logger) =>
+          new WorkspaceService(store, { maxBytes: c.WORKSPACE_MAX_BYTES, maxEntries: c.WORKSPACE_MAX_FILES }, log),
+        inject: [TOOLS_CONFIG, WorkspaceStore, TOOLS_LOGGER],
+      },
+      {
+        provide: ToolRegistry,
+        useFactory: (c: ToolsConfig, store: WorkspaceStore) =>
+          new ToolRegistry(store, { readFileMaxBytes: c.READ_FILE_MAX_BYTES, outputMaxBytes: c.READ_FILE_MAX_BYTES }),
+        inject: [TOOLS_CONFIG, WorkspaceStore],
+      },
+    ],
+  })
+  class ToolsAppModule {}
+  return ToolsAppModule;
+}

@@ -1,0 +1,87 @@
+import { chmod, lstat, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { AppError, ErrorCode } from '@weft/contracts';
+import { Unpack } from 'tar';
+import { relativeName, resolveInside } from '../workspace/path-containment';
+import { type ArchiveEntry, type ArchiveLimits, type ArchiveTotals, EntryRejected, checkEntry } from './entry-policy';
+import { ArchiveUnreadable } from './archive-inspector';
+
+/**
+ * Second pass: unpacks an archive that `inspectArchive` accepted into an empty root, checking
+ * every entry again on the way, then walks what landed on disk. The caller removes the root
+ * when this throws.
+ */
+export async function extractArchive(archive: Buffer, root: string, limits: ArchiveLimits): Promise<ArchiveTotals> {
+  await unpack(archive, root);
+  return scanTree(root, limits);
+}
+
+function unpack(archive: Buffer, root: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let rejected: Error | undefined;
+    const unpacker = new Unpack({
+      cwd: root,
+      strict: true,
+      preservePaths: false,
+      preserveOwner: false,
+      filter: (_path, entry) => {
+        if (rejected) return false;
+        try {
+          checkEntry(entry as unknown as ArchiveEntry);
+          return true;
+        } catch (error) {
+          rejected = error as Error;
+          return false;
+        }
+      },
+    });
+    unpacker.on('error', (error: Error) => reject(rejected ?? new ArchiveUnreadable(error.message)));
+    unpacker.on('close', () => (rejected ? reject(rejected) : resolve()));
+    unpacker.end(archive);
+  });
+}
+
+/**
+ * What is on disk is the truth: links are followed with the same resolver the tools use (this
+ * catches chains such as `a -> .` then `b -> a/..`), special files refused, set-id bits dropped.
+ */
+async function scanTree(root: string, limits: ArchiveLimits): Promise<ArchiveTotals> {
+  const totals: ArchiveTotals = { files: 0, bytes: 0 };
+  const inodes = new Set<string>();
+  const pending = [root];
+  while (pending.length > 0) {
+    const dir = pending.pop() as string;
+    for (const name of await readdir(dir)) {
+      const path = join(dir, name);
+      const entry = relativeName(root, path);
+      const stats = await lstat(path);
+      if (stats.isDirectory()) {
+        pending.push(path);
+      } else if (stats.isSymbolicLink()) {
+        await assertLinkInside(root, entry);
+      } else if (stats.isFile()) {
+        totals.files++;
+        // Hard links share one inode: count its bytes once.
+        if (!inodes.has(`${stats.dev}:${stats.ino}`)) totals.bytes += stats.size;
+        inodes.add(`${stats.dev}:${stats.ino}`);
+        if ((stats.mode & 0o7000) !== 0) await chmod(path, stats.mode & 0o777);
+      } else {
+        throw new EntryRejected(entry, 'is a special file; only files, folders and links are allowed');
+      }
+      if (totals.bytes > limits.maxBytes || totals.files > limits.maxEntries) {
+        throw new EntryRejected(entry, 'brings the workspace past its size limits');
+      }
+    }
+  }
+  return totals;
+}
+
+async function assertLinkInside(root: string, entry: string): Promise<void> {
+  try {
+    await resolveInside(root, entry);
+  } catch (error) {
+    // A link through a file (`a -> f.txt/x`) is useless but harmless; only escapes matter here.
+    if (error instanceof AppError && error.code !== ErrorCode.PathOutsideWorkspace) return;
+    throw new EntryRejected(entry, 'is a symbolic link that leads outside the workspace', { cause: error });
+  }
+}

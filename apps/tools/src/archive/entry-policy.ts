@@ -1,0 +1,121 @@
+import { posix } from 'node:path';
+
+export interface ArchiveLimits {
+  maxBytes: number;
+  maxEntries: number;
+}
+
+export interface ArchiveEntry {
+  path: string;
+  type: string;
+  linkpath?: string;
+  size: number;
+}
+
+export interface ArchiveTotals {
+  files: number;
+  bytes: number;
+}
+
+const FILE_TYPES = new Set(['File', 'OldFile', 'ContiguousFile']);
+const ALLOWED_TYPES = new Set([...FILE_TYPES, 'Directory', 'SymbolicLink', 'Link']);
+
+/** Names a rejected entry and why; the message reaches the uploader as is. */
+export class EntryRejected extends Error {
+  constructor(
+    readonly entry: string,
+    reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`entry '${entry}' ${reason}`, options);
+    this.name = 'EntryRejected';
+  }
+}
+
+/**
+ * Decides, entry by entry, whether an archive may be unpacked. It sees the whole list first, so a
+ * link declared after the entries that would pass through it is still caught.
+ */
+export function checkEntries(entries: readonly ArchiveEntry[], limits: ArchiveLimits): ArchiveTotals {
+  if (entries.length > limits.maxEntries) {
+    throw new EntryRejected(entries[limits.maxEntries]?.path ?? '', `exceeds the limit of ${limits.maxEntries} entries`);
+  }
+  const symlinks = new Set(entries.filter((e) => e.type === 'SymbolicLink').map((e) => normalizeEntryPath(e.path)));
+  let files = 0;
+  let bytes = 0;
+  for (const entry of entries) {
+    checkEntry(entry, symlinks);
+    if (FILE_TYPES.has(entry.type) || entry.type === 'Link') files++;
+    if (FILE_TYPES.has(entry.type)) bytes += entry.size;
+    if (bytes > limits.maxBytes) {
+      throw new EntryRejected(entry.path, `brings the unpacked size past the limit of ${limits.maxBytes} bytes`);
+    }
+  }
+  return { files, bytes };
+}
+
+export function checkEntry(entry: ArchiveEntry, symlinks: ReadonlySet<string> = new Set()): void {
+  if (!ALLOWED_TYPES.has(entry.type)) {
+    throw new EntryRejected(entry.path, `is a ${describeType(entry.type)}; only files, folders and links are allowed`);
+  }
+  const path = checkRelative(entry.path, entry.path, 'path');
+  if (path === '') return;
+  if (throughSymlink(path, symlinks)) {
+    throw new EntryRejected(entry.path, 'lies under a symbolic link of the archive');
+  }
+  if (entry.type === 'SymbolicLink') checkSymlinkTarget(entry, path);
+  if (entry.type === 'Link') {
+    const target = checkRelative(entry.linkpath ?? '', entry.path, 'hard link target');
+    if (target === '' || throughSymlink(target, symlinks, true)) {
+      throw new EntryRejected(entry.path, `is a hard link to '${entry.linkpath}', which is not a file of the archive`);
+    }
+  }
+}
+
+/** Rejects absolute paths and any `..` component; returns the normalized relative path. */
+function checkRelative(value: string, entry: string, what: string): string {
+  if (value.includes('\0')) throw new EntryRejected(entry, `has a NUL byte in its ${what}`);
+  if (posix.isAbsolute(value) || /^[a-zA-Z]:/.test(value) || value.startsWith('\\')) {
+    throw new EntryRejected(entry, `has an absolute ${what} '${value}'`);
+  }
+  if (value.split(/[\\/]/).includes('..')) {
+    throw new EntryRejected(entry, `has '..' in its ${what} '${value}'`);
+  }
+  return normalizeEntryPath(value);
+}
+
+function checkSymlinkTarget(entry: ArchiveEntry, path: string): void {
+  const target = entry.linkpath ?? '';
+  if (target === '' || target.includes('\0')) throw new EntryRejected(entry.path, 'is a symbolic link without a target');
+  if (posix.isAbsolute(target)) {
+    throw new EntryRejected(entry.path, `is a symbolic link to the absolute path '${target}'`);
+  }
+  // Lexical check here; chains of links are checked again on disk after unpacking.
+  const resolved = posix.normalize(posix.join(posix.dirname(path), target));
+  if (resolved === '..' || resolved.startsWith('../')) {
+    throw new EntryRejected(entry.path, `is a symbolic link to '${target}', outside the workspace`);
+  }
+}
+
+function throughSymlink(path: string, symlinks: ReadonlySet<string>, includeLeaf = false): boolean {
+  const parts = path.split('/');
+  const last = includeLeaf ? parts.length : parts.length - 1;
+  for (let i = 1; i <= last; i++) {
+    if (symlinks.has(parts.slice(0, i).join('/'))) return true;
+  }
+  return false;
+}
+
+function normalizeEntryPath(value: string): string {
+  const normalized = posix.normalize(value.replace(/\\/g, '/')).replace(/\/+$/, '');
+  return normalized === '.' ? '' : normalized.replace(/^\.\//, '');
+}
+
+function describeType(type: string): string {
+  const names: Record<string, string> = {
+    CharacterDevice: 'character device',
+    BlockDevice: 'block device',
+    FIFO: 'FIFO',
+  };
+  return names[type] ?? `'${type}' entry`;
+}

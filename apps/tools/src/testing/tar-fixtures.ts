@@ -1,0 +1,46 @@
+import { gzipSync } from 'node:zlib';
+import { Header, type types } from 'tar';
+
+type EntryTypeName = types.EntryTypeName;
+
+export interface FixtureEntry {
+  path: string;
+  type?: EntryTypeName;
+  content?: string;
+  linkpath?: string;
+  /** Declared size when it should differ from the content (a lying header). */
+  size?: number;
+  mode?: number;
+}
+
+/**
+ * Writes tar headers by hand so tests can build archives no well-behaved tool would produce:
+ * absolute paths, `..`, devices, links that leave the root.
+ */
+export function tarGz(entries: FixtureEntry[]): Buffer {
+  return gzipSync(tarOf(entries));
+}
+
+export function tarOf(entries: FixtureEntry[]): Buffer {
+  const blocks: Buffer[] = [];
+  for (const entry of entries) {
+    const body = Buffer.from(entry.content ?? '', 'utf8');
+    const type = entry.type ?? 'File';
+    const header = new Header({
+      path: entry.path,
+      type,
+      linkpath: entry.linkpath,
+      size: entry.size ?? (type === 'File' ? body.length : 0),
+      mode: entry.mode ?? (type === 'Directory' ? 0o755 : 0o644),
+      mtime: new Date(0),
+      uid: 1000,
+      gid: 1000,
+    });
+    header.encode();
+    if (!header.block) throw new Error('header did not encode');
+    blocks.push(header.block);
+    if (body.length > 0) blocks.push(body, Buffer.alloc((512 - (body.length % 512)) % 512));
+  }
+  blocks.push(Buffer.alloc(1024));
+  return Buffer.concat(blocks);
+}

@@ -1,0 +1,107 @@
+import 'reflect-metadata';
+import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import type { INestMicroservice } from '@nestjs/common';
+import { toolsConfigSchema } from '@weft/config';
+import { AppError, ErrorCode, Routes } from '@weft/contracts';
+import { type RpcClient, connectRpcClient } from '@weft/messaging';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type StartedService, startNats } from '../../../test/support/containers';
+import { startToolsWorker } from './bootstrap';
+import { tarGz } from './testing/tar-fixtures';
+
+const workspaceId = `ws_int${Date.now()}`;
+
+describe('tools worker over NATS', () => {
+  let nats: StartedService;
+  let base: string;
+  let worker: INestMicroservice;
+  let rpc: { client: RpcClient; close: () => Promise<void> };
+
+  beforeAll(async () => {
+    nats = await startNats();
+    base = await realpath(await mkdtemp(join(tmpdir(), 'weft-tools-int-')));
+    await writeFile(join(base, 'secret.txt'), 'not yours');
+    const config = toolsConfigSchema.parse({ NATS_URL: nats.url, WORKSPACES_DIR: join(base, 'workspaces') });
+    worker = await startToolsWorker(config, pino({ level: 'silent' }));
+    rpc = await connectRpcClient(nats.url, 10_000);
+  });
+
+  afterAll(async () => {
+    await rpc?.close();
+    await worker?.close();
+    await nats?.stop();
+    if (base) await rm(base, { recursive: true, force: true });
+  });
+
+  it('creates a workspace from a tar.gz', async () => {
+    const archive = tarGz([
+      { path: 'src/', type: 'Directory' },
+      { path: 'src/main.py', content: 'print("hi")\n' },
+    ]);
+    expect(
+      await rpc.client.request(Routes.toolsCreateWorkspace, { workspaceId, archiveBase64: archive.toString('base64') }),
+    ).toEqual({ files: 1, bytes: 12 });
+  });
+
+  it('reads, writes and lists through tool calls', async () => {
+    const call = Routes.toolsCall;
+    expect(await rpc.client.request(call, { workspaceId, tool: 'read_file', arguments: { path: 'src/main.py' } })).toEqual({
+      isError: false,
+      output: 'print("hi")\n',
+    });
+    const written = await rpc.client.request(call, {
+      workspaceId,
+      tool: 'write_file',
+      arguments: { path: 'docs/notes.md', content: '# notes' },
+    });
+    expect(written.isError).toBe(false);
+    expect(await rpc.client.request(call, { workspaceId, tool: 'list_directory', arguments: { path: '.' } })).toEqual({
+      isError: false,
+      output: 'docs/\nsrc/',
+    });
+  });
+
+  it('returns an escape attempt as an error result', async () => {
+    const result = await rpc.client.request(Routes.toolsCall, {
+      workspaceId,
+      tool: 'read_file',
+      arguments: { path: '../../secret.txt' },
+    });
+    expect(result).toMatchObject({ isError: true, errorCode: ErrorCode.PathOutsideWorkspace });
+    expect(result.output).not.toContain('not yours');
+  });
+
+  it('reads a path for the gateway and maps a missing one to a typed error', async () => {
+    const file = await rpc.client.request(Routes.toolsReadPath, { workspaceId, path: 'docs/notes.md' });
+    expect(file).toEqual({ kind: 'file', size: 7, contentBase64: Buffer.from('# notes').toString('base64') });
+    await expect(rpc.client.request(Routes.toolsReadPath, { workspaceId, path: 'nope' })).rejects.toMatchObject({
+      code: ErrorCode.FileNotFound,
+    });
+  });
+
+  it('exports the workspace as a tar.gz', async () => {
+    const { archiveBase64 } = await rpc.client.request(Routes.toolsExportWorkspace, { workspaceId });
+    const tar = gunzipSync(Buffer.from(archiveBase64, 'base64')).toString('latin1');
+    expect(tar).toContain('docs/notes.md');
+    expect(tar).toContain('print("hi")');
+  });
+
+  it('rejects a bad archive with TOOLS.ARCHIVE_REJECTED naming the entry', async () => {
+    const evil = tarGz([{ path: '../evil.sh', content: 'rm -rf /' }]);
+    const error = await rpc.client
+      .request(Routes.toolsCreateWorkspace, { workspaceId: 'ws_evilarchive', archiveBase64: evil.toString('base64') })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AppError);
+    expect(error).toMatchObject({ code: ErrorCode.ArchiveRejected, message: expect.stringContaining('../evil.sh') });
+  });
+
+  it('refuses to create an id that exists', async () => {
+    await expect(rpc.client.request(Routes.toolsCreateWorkspace, { workspaceId })).rejects.toMatchObject({
+      code: ErrorCode.Conflict,
+    });
+  });
+});

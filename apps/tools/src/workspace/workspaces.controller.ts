@@ -1,0 +1,28 @@
+import { Controller, Inject } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { type ReadPathResult, Routes } from '@weft/contracts';
+import { ZodPayloadPipe } from '@weft/messaging';
+import type { z } from 'zod';
+import { WorkspaceService } from './workspace.service';
+
+type Request<K extends keyof typeof Routes> = z.infer<(typeof Routes)[K]['request']>;
+
+@Controller()
+export class WorkspacesController {
+  constructor(@Inject(WorkspaceService) private readonly workspaces: WorkspaceService) {}
+
+  @MessagePattern(Routes.toolsCreateWorkspace.subject)
+  create(@Payload(new ZodPayloadPipe(Routes.toolsCreateWorkspace.request)) request: Request<'toolsCreateWorkspace'>) {
+    return this.workspaces.create(request);
+  }
+
+  @MessagePattern(Routes.toolsReadPath.subject)
+  readPath(@Payload(new ZodPayloadPipe(Routes.toolsReadPath.request)) request: Request<'toolsReadPath'>): Promise<ReadPathResult> {
+    return this.workspaces.readPath(request.workspaceId, request.path);
+  }
+
+  @MessagePattern(Routes.toolsExportWorkspace.subject)
+  export(@Payload(new ZodPayloadPipe(Routes.toolsExportWorkspace.request)) request: Request<'toolsExportWorkspace'>) {
+    return this.workspaces.export(request.workspaceId);
+  }
+}

@@ -1,0 +1,122 @@
+// Describes a llama-architecture GGUF with seeded random weights and a real ChatML tokenizer.
+import { buildVocab, SpecialTokens } from './bpe-vocab.mjs';
+import { GgufWriter, TensorType } from './gguf-writer.mjs';
+
+export const TINY_DEFAULTS = Object.freeze({
+  embedding: 64,
+  feedForward: 128,
+  layers: 2,
+  heads: 4,
+  kvHeads: 2,
+  contextLength: 2048,
+  merges: 150,
+  seed: 42,
+  tensorType: 'f32',
+});
+
+const CHATML_TEMPLATE =
+  "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n'}}{% endfor %}" +
+  "{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}";
+
+/** mulberry32: small, fast, and the same stream on every machine. */
+function prng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function hashName(name) {
+  let h = 2166136261;
+  for (const c of name) h = Math.imul(h ^ c.charCodeAt(0), 16777619);
+  return h >>> 0;
+}
+
+const ones = (out) => out.fill(1);
+
+/** Uniform noise with the given standard deviation, seeded per tensor so order does not matter. */
+function noise(name, seed, std) {
+  const next = prng(hashName(name) ^ seed);
+  const scale = std * Math.sqrt(3) * 2;
+  return (out) => {
+    for (let i = 0; i < out.length; i++) out[i] = (next() - 0.5) * scale;
+  };
+}
+
+/**
+ * Output rows of the special tokens are zero so that greedy decoding never picks one: a
+ * generation then runs to `maxTokens`, which makes streaming tests deterministic in length.
+ */
+function outputWeights(seed, std, embedding, silenced) {
+  const fill = noise('output.weight', seed, std);
+  return (out, start) => {
+    fill(out);
+    for (const id of silenced) {
+      const from = id * embedding - start;
+      const to = from + embedding;
+      if (to > 0 && from < out.length) out.fill(0, Math.max(0, from), Math.min(out.length, to));
+    }
+  };
+}
+
+export function describeTinyLlama(options = {}) {
+  const o = { ...TINY_DEFAULTS, ...options };
+  const vocab = buildVocab({ merges: o.merges });
+  const headDim = o.embedding / o.heads;
+  const kvDim = headDim * o.kvHeads;
+  const matrixType = o.tensorType === 'f16' ? TensorType.F16 : TensorType.F32;
+  const std = 1 / Math.sqrt(o.embedding);
+  const w = new GgufWriter()
+    .string('general.architecture', 'llama')
+    .string('general.name', 'weft-tiny-llama')
+    .uint32('general.alignment', 32)
+    .uint32('llama.context_length', o.contextLength)
+    .uint32('llama.embedding_length', o.embedding)
+    .uint32('llama.block_count', o.layers)
+    .uint32('llama.feed_forward_length', o.feedForward)
+    .uint32('llama.attention.head_count', o.heads)
+    .uint32('llama.attention.head_count_kv', o.kvHeads)
+    .float32('llama.attention.layer_norm_rms_epsilon', 1e-5)
+    .uint32('llama.rope.dimension_count', headDim)
+    .float32('llama.rope.freq_base', 10000)
+    .uint32('llama.vocab_size', vocab.tokens.length)
+    .string('tokenizer.ggml.model', 'gpt2')
+    .string('tokenizer.ggml.pre', 'gpt-2')
+    .stringArray('tokenizer.ggml.tokens', vocab.tokens)
+    .int32Array('tokenizer.ggml.token_type', vocab.types)
+    .stringArray('tokenizer.ggml.merges', vocab.merges)
+    .uint32('tokenizer.ggml.bos_token_id', vocab.special['<|endoftext|>'])
+    .uint32('tokenizer.ggml.eos_token_id', vocab.special['<|im_end|>'])
+    .uint32('tokenizer.ggml.padding_token_id', vocab.special['<|endoftext|>'])
+    .bool('tokenizer.ggml.add_bos_token', false)
+    .string('tokenizer.chat_template', CHATML_TEMPLATE);
+
+  const n = vocab.tokens.length;
+  const silenced = SpecialTokens.map((t) => vocab.special[t]);
+  const matrix = (name, dims) => w.tensor(name, dims, matrixType, noise(name, o.seed, std));
+  matrix('token_embd.weight', [o.embedding, n]);
+  w.tensor('output_norm.weight', [o.embedding], TensorType.F32, ones);
+  w.tensor('output.weight', [o.embedding, n], matrixType, outputWeights(o.seed, std, o.embedding, silenced));
+  for (let b = 0; b < o.layers; b++) {
+    const p = `blk.${b}`;
+    w.tensor(`${p}.attn_norm.weight`, [o.embedding], TensorType.F32, ones);
+    matrix(`${p}.attn_q.weight`, [o.embedding, o.embedding]);
+    matrix(`${p}.attn_k.weight`, [o.embedding, kvDim]);
+    matrix(`${p}.attn_v.weight`, [o.embedding, kvDim]);
+    matrix(`${p}.attn_output.weight`, [o.embedding, o.embedding]);
+    w.tensor(`${p}.ffn_norm.weight`, [o.embedding], TensorType.F32, ones);
+    matrix(`${p}.ffn_gate.weight`, [o.embedding, o.feedForward]);
+    matrix(`${p}.ffn_up.weight`, [o.embedding, o.feedForward]);
+    matrix(`${p}.ffn_down.weight`, [o.feedForward, o.embedding]);
+  }
+  return w;
+}
+
+/** Writes the model and returns its size in bytes. */
+export function writeTinyLlama(path, options = {}) {
+  return describeTinyLlama(options).write(path);
+}
