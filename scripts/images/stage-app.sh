@@ -15,7 +15,9 @@ for pkg in apps/* libs/*; do
   cp "$pkg/package.json" "$out/$pkg/"
   [ -d "$pkg/dist" ] && cp -r "$pkg/dist" "$out/$pkg/"
 done
-(cd "$out" && npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund >/dev/null)
+# `npm install` rather than `ci`: the lock file holds only this platform's optional packages,
+# which `ci --omit=optional` refuses; versions still come from the copied lock file.
+(cd "$out" && npm install --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund >/dev/null)
 
 mkdir -p "$out/opt-models" "$out/etc"
 node scripts/gguf/make-test-model.mjs "$out/opt-models/tiny.gguf" >/dev/null

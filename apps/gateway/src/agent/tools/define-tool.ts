@@ -1,0 +1,38 @@
+import { ErrorCode, type ToolDefinition } from '@weft/contracts';
+import { z } from 'zod';
+import type { FileToolsPort, SandboxPort } from '../ports';
+
+export interface ToolContext {
+  workspaceId: string;
+  files: FileToolsPort;
+  sandbox: SandboxPort;
+}
+
+export interface ToolOutcome {
+  isError: boolean;
+  output: string;
+}
+
+/** A tool the model can call: its definition, and a `run` that parses arguments before executing. */
+export interface AgentTool {
+  definition: ToolDefinition;
+  run(args: unknown, context: ToolContext): Promise<ToolOutcome>;
+}
+
+export function defineTool<S extends z.ZodType>(
+  name: string,
+  spec: { description: string; parameters: S; execute: (args: z.infer<S>, context: ToolContext) => Promise<ToolOutcome> },
+): AgentTool {
+  // `$schema` is noise to a model; the rest is what it needs to fill the arguments in.
+  const parameters: Record<string, unknown> = { ...z.toJSONSchema(spec.parameters, { io: 'input' }) };
+  delete parameters.$schema;
+  return {
+    definition: { name, description: spec.description, parameters },
+    async run(args, context) {
+      const parsed = spec.parameters.safeParse(args);
+      if (parsed.success) return spec.execute(parsed.data, context);
+      const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(arguments)'}: ${i.message}`);
+      return { isError: true, output: `${ErrorCode.InvalidToolArguments}: invalid arguments for ${name}: ${problems.join('; ')}` };
+    },
+  };
+}

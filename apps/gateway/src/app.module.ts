@@ -1,0 +1,30 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import type { Logger } from '@weft/logging';
+import { AgentModule } from './agent/agent.module';
+import { AuthModule } from './auth/auth.module';
+import type { GatewaySettings } from './config';
+import { HealthModule } from './health/health.module';
+import { InfraModule } from './infra/infra.module';
+import { ModelsModule } from './models/models.module';
+import { SessionsModule } from './sessions/sessions.module';
+import { UsersModule } from './users/users.module';
+import { WorkspacesModule } from './workspaces/workspaces.module';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: GatewaySettings, logger: Logger): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        InfraModule.forRoot(config, logger),
+        AuthModule,
+        UsersModule,
+        WorkspacesModule,
+        ModelsModule,
+        SessionsModule,
+        AgentModule,
+        HealthModule,
+      ],
+    };
+  }
+}

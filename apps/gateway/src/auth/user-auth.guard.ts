@@ -1,0 +1,28 @@
+import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
+import { AppError, ErrorCode } from '@weft/contracts';
+import type { Request } from 'express';
+import { UsersRepository } from '../users/users.repository';
+import { ApiKeysRepository } from './api-keys.repository';
+import { bearerToken, hashApiKey } from './key-hash';
+import { setPrincipal } from './principal';
+
+/** Resolves `Authorization: Bearer <key>` to a principal, or fails with 401. */
+@Injectable()
+export class UserAuthGuard implements CanActivate {
+  constructor(
+    private readonly apiKeys: ApiKeysRepository,
+    private readonly users: UsersRepository,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const req = context.switchToHttp().getRequest<Request>();
+    const key = bearerToken(req.headers.authorization);
+    if (!key) throw new AppError(ErrorCode.Unauthorized, 'Missing API key: send Authorization: Bearer <key>');
+    const stored = await this.apiKeys.findByHash(hashApiKey(key));
+    if (!stored || !(await this.users.exists(stored.userId))) {
+      throw new AppError(ErrorCode.Unauthorized, 'Invalid API key');
+    }
+    setPrincipal(req, { userId: stored.userId, keyId: stored.keyId });
+    return true;
+  }
+}

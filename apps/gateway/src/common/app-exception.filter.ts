@@ -1,0 +1,26 @@
+import { type ArgumentsHost, Catch, type ExceptionFilter } from '@nestjs/common';
+import type { Logger } from '@weft/logging';
+import type { Request, Response } from 'express';
+import { toHttpError } from './http-error';
+
+/** Every HTTP error leaves through here, as `{ error: { code, message, details? } }`. */
+@Catch()
+export class AppExceptionFilter implements ExceptionFilter {
+  constructor(private readonly logger: Logger) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    sendHttpError(exception, http.getRequest<Request>(), http.getResponse<Response>(), this.logger);
+  }
+}
+
+/** Shared with the express error handler that catches body-parser failures. */
+export function sendHttpError(exception: unknown, req: Request, res: Response, logger: Logger): void {
+  const { status, body, errorId } = toHttpError(exception);
+  if (errorId) logger.error({ err: exception, errorId, method: req.method, url: req.originalUrl }, 'unexpected error');
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  res.status(status).json(body);
+}

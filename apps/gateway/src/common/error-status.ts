@@ -1,0 +1,56 @@
+import { ErrorCode, assertUnreachable } from '@weft/contracts';
+
+/** The one place where an error code becomes an HTTP status. */
+export function statusForCode(code: ErrorCode): number {
+  switch (code) {
+    case ErrorCode.ValidationFailed:
+    case ErrorCode.UnknownModel:
+    case ErrorCode.ContextLengthExceeded:
+    case ErrorCode.PathOutsideWorkspace:
+    case ErrorCode.NotAFile:
+    case ErrorCode.BinaryFile:
+    case ErrorCode.NotADirectory:
+    case ErrorCode.ArchiveRejected:
+    case ErrorCode.UnknownTool:
+    case ErrorCode.InvalidToolArguments:
+      return 400;
+    case ErrorCode.Unauthorized:
+      return 401;
+    case ErrorCode.Forbidden:
+      return 403;
+    case ErrorCode.NotFound:
+    case ErrorCode.FileNotFound:
+    case ErrorCode.WorkspaceNotFound:
+      return 404;
+    case ErrorCode.Conflict:
+    case ErrorCode.TurnInProgress:
+      return 409;
+    case ErrorCode.PayloadTooLarge:
+    case ErrorCode.FileTooLarge:
+      return 413;
+    case ErrorCode.Timeout:
+    case ErrorCode.NoResponders:
+    case ErrorCode.SandboxUnavailable:
+    case ErrorCode.SandboxTimeout:
+    case ErrorCode.ModelLoadFailed:
+      return 503;
+    case ErrorCode.Internal:
+    case ErrorCode.GenerationFailed:
+    case ErrorCode.ScriptExhausted:
+    case ErrorCode.IterationLimit:
+      return 500;
+    default:
+      return assertUnreachable(code);
+  }
+}
+
+/** For errors that carry only a status (Nest's own, body-parser's). */
+export function codeForStatus(status: number): ErrorCode {
+  if (status === 401) return ErrorCode.Unauthorized;
+  if (status === 403) return ErrorCode.Forbidden;
+  if (status === 404) return ErrorCode.NotFound;
+  if (status === 409) return ErrorCode.Conflict;
+  if (status === 413) return ErrorCode.PayloadTooLarge;
+  if (status >= 400 && status < 500) return ErrorCode.ValidationFailed;
+  return ErrorCode.Internal;
+}

@@ -1,0 +1,67 @@
+import { HttpException } from '@nestjs/common';
+import { AppError, ErrorCode } from '@weft/contracts';
+import { codeForStatus, statusForCode } from './error-status';
+import { newId } from './ids';
+
+export interface HttpErrorBody {
+  error: { code: ErrorCode; message: string; details?: Record<string, unknown>; errorId?: string };
+}
+
+export interface HttpErrorResponse {
+  status: number;
+  body: HttpErrorBody;
+  /** Set for a 500: the id is in the body and must be logged with the error. */
+  errorId?: string;
+}
+
+/** Anything thrown while serving a request, as the status and `{ error }` body a client sees. */
+export function toHttpError(exception: unknown): HttpErrorResponse {
+  if (exception instanceof AppError) {
+    const status = statusForCode(exception.code);
+    if (status === 500) return internal();
+    return { status, body: { error: { code: exception.code, message: exception.message, details: exception.details } } };
+  }
+  if (exception instanceof HttpException) {
+    const status = exception.getStatus();
+    if (status >= 500) return internal();
+    return { status, body: { error: { code: codeForStatus(status), message: httpMessage(exception) } } };
+  }
+  const bodyParserError = asBodyParserError(exception);
+  if (bodyParserError) return bodyParserError;
+  return internal();
+}
+
+function internal(): HttpErrorResponse {
+  const errorId = newId('err');
+  return {
+    status: 500,
+    errorId,
+    body: { error: { code: ErrorCode.Internal, message: `Internal error (errorId ${errorId})`, errorId } },
+  };
+}
+
+function httpMessage(exception: HttpException): string {
+  const response = exception.getResponse();
+  if (typeof response === 'string') return response;
+  const message = (response as { message?: unknown }).message;
+  if (Array.isArray(message)) return message.join('; ');
+  return typeof message === 'string' ? message : exception.message;
+}
+
+/** body-parser errors carry `type` and `status`; their messages are safe to show. */
+function asBodyParserError(exception: unknown): HttpErrorResponse | undefined {
+  if (typeof exception !== 'object' || exception === null) return undefined;
+  const { type, status, limit } = exception as { type?: unknown; status?: unknown; limit?: unknown };
+  if (typeof type !== 'string' || typeof status !== 'number') return undefined;
+  if (type === 'entity.too.large') {
+    const code = ErrorCode.PayloadTooLarge;
+    return { status: 413, body: { error: { code, message: `Request body is larger than ${String(limit)} bytes`, details: { limit } } } };
+  }
+  if (type === 'entity.parse.failed') {
+    return { status: 400, body: { error: { code: ErrorCode.ValidationFailed, message: 'Malformed JSON in request body' } } };
+  }
+  if (status >= 400 && status < 500) {
+    return { status, body: { error: { code: codeForStatus(status), message: `Unreadable request body (${type})` } } };
+  }
+  return undefined;
+}

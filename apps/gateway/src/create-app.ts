@@ -1,0 +1,52 @@
+import 'reflect-metadata';
+import { randomUUID } from 'node:crypto';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { type Logger, PinoNestLogger, createLogger } from '@weft/logging';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { pinoHttp } from 'pino-http';
+import { AppModule } from './app.module';
+import { AppExceptionFilter, sendHttpError } from './common/app-exception.filter';
+import type { GatewaySettings } from './config';
+import { GZIP_TYPES } from './workspaces/workspace-upload';
+
+const JSON_BODY_LIMIT = '1mb';
+
+export interface CreateGatewayOptions {
+  logger?: Logger;
+}
+
+/** Builds the gateway (not yet listening), so tests can boot it in-process on port 0. */
+export async function createGatewayApp(
+  config: GatewaySettings,
+  options: CreateGatewayOptions = {},
+): Promise<NestExpressApplication> {
+  const logger = options.logger ?? createLogger('gateway', config.LOG_LEVEL);
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, logger), {
+    bodyParser: false,
+    logger: new PinoNestLogger(logger),
+  });
+  app.use(
+    pinoHttp({
+      logger,
+      genReqId: (req, res) => {
+        const id = randomUUID();
+        res.setHeader('X-Request-Id', id);
+        return id;
+      },
+      // Only what is needed to follow a request: never headers (they carry keys) or bodies.
+      serializers: {
+        req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
+        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+      },
+      autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
+    }),
+  );
+  app.use('/v1/workspaces', express.raw({ type: GZIP_TYPES, limit: config.WORKSPACE_UPLOAD_MAX_BYTES }));
+  app.use(express.json({ limit: JSON_BODY_LIMIT }));
+  // Body-parser failures (malformed JSON, too large) happen before Nest's filters see the request.
+  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => sendHttpError(error, req, res, logger));
+  app.useGlobalFilters(new AppExceptionFilter(logger));
+  app.enableShutdownHooks();
+  return app;
+}

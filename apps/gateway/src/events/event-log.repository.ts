@@ -1,0 +1,53 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { SessionEvent, StoredSessionEvent } from '@weft/contracts';
+import type { Redis } from 'ioredis';
+import { RedisKeys } from '../infra/redis-keys';
+import { REDIS } from '../infra/tokens';
+import { EVENT_FIELD, decodeEntry, encodeEvent } from './event-codec';
+
+type Entry = [string, string[]];
+
+/** A session's append-only event log: a Redis stream whose ids are the SSE ids. */
+@Injectable()
+export class EventLogRepository {
+  constructor(
+    @Inject(REDIS) private readonly redis: Redis,
+    private readonly keys: RedisKeys,
+  ) {}
+
+  async append(sessionId: string, event: SessionEvent): Promise<string> {
+    const id = await this.redis.xadd(this.keys.sessionEvents(sessionId), '*', EVENT_FIELD, encodeEvent(event));
+    if (!id) throw new Error('XADD returned no id');
+    return id;
+  }
+
+  /** Events strictly after `afterId` (`0-0` for all), oldest first. */
+  async rangeAfter(sessionId: string, afterId: string, count: number): Promise<StoredSessionEvent[]> {
+    const entries = (await this.redis.xrange(this.keys.sessionEvents(sessionId), `(${afterId}`, '+', 'COUNT', count)) as Entry[];
+    return decodeAll(entries);
+  }
+
+  /** `0-0` when the log is empty, so clients can always pass it as `?after=`. */
+  async lastId(sessionId: string): Promise<string> {
+    const entries = (await this.redis.xrevrange(this.keys.sessionEvents(sessionId), '+', '-', 'COUNT', 1)) as Entry[];
+    return entries[0]?.[0] ?? '0-0';
+  }
+
+  /** Blocks on `connection` (a dedicated one: XREAD BLOCK holds it) until events after `afterId` arrive. */
+  async waitAfter(connection: Redis, sessionId: string, afterId: string, blockMs: number): Promise<StoredSessionEvent[]> {
+    const key = this.keys.sessionEvents(sessionId);
+    const reply = (await connection.xread('COUNT', 100, 'BLOCK', blockMs, 'STREAMS', key, afterId)) as
+      | Array<[string, Entry[]]>
+      | null;
+    return decodeAll(reply?.[0]?.[1] ?? []);
+  }
+
+  /** A connection of its own for one live stream; the caller disconnects it. */
+  dedicatedConnection(): Redis {
+    return this.redis.duplicate();
+  }
+}
+
+function decodeAll(entries: Entry[]): StoredSessionEvent[] {
+  return entries.map(decodeEntry).filter((e): e is StoredSessionEvent => e !== undefined);
+}

@@ -1,0 +1,39 @@
+import { ClientProxyFactory, type ClientProxy, Transport } from '@nestjs/microservices';
+import { RpcClient } from '@weft/messaging';
+import type { NatsConnection } from 'nats';
+
+/** The gateway's one NATS connection: the typed RPC client plus a readiness probe. */
+export class NatsConnectionHandle {
+  private constructor(
+    private readonly proxy: ClientProxy,
+    readonly client: RpcClient,
+  ) {}
+
+  static async connect(natsUrl: string, defaultTimeoutMs: number): Promise<NatsConnectionHandle> {
+    const proxy = ClientProxyFactory.create({
+      transport: Transport.NATS,
+      options: { servers: [natsUrl], maxReconnectAttempts: -1 },
+    });
+    await proxy.connect();
+    return new NatsConnectionHandle(proxy, new RpcClient(proxy, defaultTimeoutMs));
+  }
+
+  /** A round trip to the server (flush), bounded by `timeoutMs`. */
+  async ping(timeoutMs: number): Promise<boolean> {
+    const connection = this.proxy.unwrap<NatsConnection>();
+    if (connection.isClosed()) return false;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
+    try {
+      return await Promise.race([connection.flush().then(() => true), deadline]);
+    } catch {
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.proxy.close();
+  }
+}

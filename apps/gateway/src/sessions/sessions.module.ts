@@ -1,0 +1,17 @@
+import { Module } from '@nestjs/common';
+import { TurnQueueModule } from '../agent/turn-queue.module';
+import { EventsModule } from '../events/events.module';
+import { ModelsModule } from '../models/models.module';
+import { WorkspacesModule } from '../workspaces/workspaces.module';
+import { SessionEventsController } from './session-events.controller';
+import { SessionsController } from './sessions.controller';
+import { SessionsRepository } from './sessions.repository';
+import { SessionsService } from './sessions.service';
+
+@Module({
+  imports: [EventsModule, ModelsModule, WorkspacesModule, TurnQueueModule],
+  controllers: [SessionsController, SessionEventsController],
+  providers: [SessionsRepository, SessionsService],
+  exports: [SessionsRepository],
+})
+export class SessionsModule {}

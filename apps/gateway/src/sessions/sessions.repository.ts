@@ -1,0 +1,92 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { type ChatMessage, type SessionEvent, chatMessageSchema } from '@weft/contracts';
+import type { Redis } from 'ioredis';
+import { encodeEvent } from '../events/event-codec';
+import { RedisKeys } from '../infra/redis-keys';
+import { REDIS } from '../infra/tokens';
+import { BEGIN_TURN_LUA, END_TURN_LUA } from './session-scripts';
+
+export interface Session {
+  id: string;
+  ownerId: string;
+  workspaceId: string;
+  model: string;
+  title: string | null;
+  createdAt: string;
+  activeTurnId: string | null;
+}
+
+export type BeginTurnOutcome = 'started' | 'busy' | 'missing';
+
+@Injectable()
+export class SessionsRepository {
+  constructor(
+    @Inject(REDIS) private readonly redis: Redis,
+    private readonly keys: RedisKeys,
+  ) {}
+
+  async create(session: Session): Promise<void> {
+    await this.redis
+      .multi()
+      .hset(this.keys.session(session.id), { ...session, title: session.title ?? '', activeTurnId: '' })
+      .zadd(this.keys.userSessions(session.ownerId), Date.parse(session.createdAt), session.id)
+      .exec();
+  }
+
+  async find(sessionId: string): Promise<Session | undefined> {
+    const r = await this.redis.hgetall(this.keys.session(sessionId));
+    if (!r.id || !r.ownerId || !r.workspaceId || !r.model) return undefined;
+    return {
+      id: r.id,
+      ownerId: r.ownerId,
+      workspaceId: r.workspaceId,
+      model: r.model,
+      title: r.title || null,
+      createdAt: r.createdAt ?? '',
+      activeTurnId: r.activeTurnId || null,
+    };
+  }
+
+  /** Another user's session is reported exactly like a missing one. */
+  async findOwned(ownerId: string, sessionId: string): Promise<Session | undefined> {
+    const session = await this.find(sessionId);
+    return session?.ownerId === ownerId ? session : undefined;
+  }
+
+  async listOwned(ownerId: string): Promise<Session[]> {
+    const ids = await this.redis.zrevrange(this.keys.userSessions(ownerId), 0, -1);
+    const found = await Promise.all(ids.map((id) => this.findOwned(ownerId, id)));
+    return found.filter((s): s is Session => s !== undefined);
+  }
+
+  async beginTurn(sessionId: string, turnId: string, content: string): Promise<BeginTurnOutcome> {
+    const message: ChatMessage = { role: 'user', content };
+    const event: SessionEvent = { type: 'message.created', turnId, role: 'user', content };
+    const result = await this.redis.eval(
+      BEGIN_TURN_LUA,
+      3,
+      this.keys.session(sessionId),
+      this.keys.sessionMessages(sessionId),
+      this.keys.sessionEvents(sessionId),
+      turnId,
+      JSON.stringify(message),
+      encodeEvent(event),
+    );
+    if (result === 0) return 'busy';
+    if (result === -1) return 'missing';
+    return 'started';
+  }
+
+  async endTurn(sessionId: string, turnId: string): Promise<void> {
+    await this.redis.eval(END_TURN_LUA, 1, this.keys.session(sessionId), turnId);
+  }
+
+  async appendMessage(sessionId: string, message: ChatMessage): Promise<void> {
+    await this.redis.rpush(this.keys.sessionMessages(sessionId), JSON.stringify(chatMessageSchema.parse(message)));
+  }
+
+  async messages(sessionId: string): Promise<ChatMessage[]> {
+    const raw = await this.redis.lrange(this.keys.sessionMessages(sessionId), 0, -1);
+    return raw.map((json) => chatMessageSchema.parse(JSON.parse(json)));
+  }
+}
