@@ -86,6 +86,19 @@ describe('inference worker over NATS', () => {
     expect(result.timings.totalMs).toBeGreaterThanOrEqual(result.timings.timeToFirstTokenMs ?? 0);
   });
 
+  it('stops a reply that would overflow the context at the context\'s end, reported as length', async () => {
+    const { result } = await collect({ model: 'tiny', messages: [{ role: 'user', content: 'Go on forever.' }], maxTokens: 5000 });
+    expect(result.finishReason).toBe('length');
+    expect(result.usage.promptTokens + result.usage.completionTokens).toBeLessThanOrEqual(1024);
+    expect(result.usage.completionTokens).toBeGreaterThan(900);
+  });
+
+  it('refuses a prompt longer than the context with CONTEXT_LENGTH_EXCEEDED and the numbers', async () => {
+    const error = await collect({ model: 'tiny', messages: [{ role: 'user', content: 'word '.repeat(3000) }] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AppError);
+    expect(error).toMatchObject({ code: 'INFERENCE.CONTEXT_LENGTH_EXCEEDED', details: { contextSize: 1024 } });
+  });
+
   it('runs more concurrent generations than the model has sequences, the rest waiting their turn', async () => {
     const ask = (content: string) => collect({ model: 'tiny', messages: [{ role: 'user', content }], maxTokens: 4 });
     const results = await Promise.all(['one', 'two', 'three', 'four'].map(ask));

@@ -13,6 +13,7 @@ export const gatewayConfigSchema = z.object({
   /** Largest accepted workspace upload (compressed). */
   WORKSPACE_UPLOAD_MAX_BYTES: positiveInt().default(8 * 1024 * 1024),
   AGENT_MAX_ITERATIONS: positiveInt().default(20),
+  AGENT_MAX_REPLY_TOKENS: positiveInt().max(32768).default(2048),
   /** How long a turn may wait on one generation before it fails. */
   INFERENCE_TIMEOUT_MS: positiveInt().default(300_000),
   SANDBOX_TIMEOUT_MS: positiveInt().default(120_000),

@@ -29,7 +29,7 @@ import { TurnWorker } from './turn-worker';
             tools: agentTools,
             logger,
           },
-          config.AGENT_MAX_ITERATIONS,
+          { maxIterations: config.AGENT_MAX_ITERATIONS, maxReplyTokens: config.AGENT_MAX_REPLY_TOKENS },
         ),
     },
     TurnWorker,

@@ -91,7 +91,7 @@ function setup(steps: Step[], options: { files?: FileToolsPort; sandbox?: Sandbo
     },
   };
   const logger = pino({ level: 'silent' });
-  const runner = new TurnRunner({ store, inference, files, sandbox, tools: agentTools, logger }, options.maxIterations ?? 5);
+  const runner = new TurnRunner({ store, inference, files, sandbox, tools: agentTools, logger }, { maxIterations: options.maxIterations ?? 5 });
   return { store, inference, runner, fileCalls, execs, run: () => runner.run({ sessionId: SESSION, turnId: TURN }) };
 }
 

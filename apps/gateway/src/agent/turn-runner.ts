@@ -24,6 +24,12 @@ export interface TurnRunnerDeps {
 
 type Usage = { promptTokens: number; completionTokens: number };
 
+export interface TurnLimits {
+  maxIterations: number;
+  /** Cap on one model reply, so a model that never stops cannot hold a sequence forever. */
+  maxReplyTokens?: number;
+}
+
 /**
  * The agent loop of one turn: generate, run the tool calls, feed the results back, until the
  * model answers without tools or the iteration cap is hit. Every message and event is persisted
@@ -35,7 +41,7 @@ export class TurnRunner {
 
   constructor(
     private readonly deps: TurnRunnerDeps,
-    private readonly maxIterations: number,
+    private readonly limits: TurnLimits,
   ) {
     this.definitions = [...deps.tools.values()].map((tool) => tool.definition);
   }
@@ -54,7 +60,7 @@ export class TurnRunner {
       const usage: Usage = { promptTokens: 0, completionTokens: 0 };
       const context = { workspaceId: session.workspaceId, files: this.deps.files, sandbox: this.deps.sandbox };
       await this.runCalls(sessionId, turnId, pendingToolCalls(await this.deps.store.messages(sessionId)), context);
-      for (let iteration = 1; iteration <= this.maxIterations; iteration++) {
+      for (let iteration = 1; iteration <= this.limits.maxIterations; iteration++) {
         const result = await this.generate(sessionId, turnId, session.model);
         usage.promptTokens += result.usage.promptTokens;
         usage.completionTokens += result.usage.completionTokens;
@@ -68,9 +74,9 @@ export class TurnRunner {
         }
         await this.runCalls(sessionId, turnId, toolCalls, context);
       }
-      const message = `The turn stopped after ${this.maxIterations} iterations without a final answer`;
+      const message = `The turn stopped after ${this.limits.maxIterations} iterations without a final answer`;
       await emit({ type: 'turn.failed', turnId, code: ErrorCode.IterationLimit, message });
-      log.warn({ iterations: this.maxIterations }, 'turn hit the iteration limit');
+      log.warn({ iterations: this.limits.maxIterations }, 'turn hit the iteration limit');
     } catch (error) {
       await this.fail(sessionId, turnId, error, log);
     } finally {
@@ -83,7 +89,13 @@ export class TurnRunner {
     const history = await this.deps.store.messages(sessionId);
     const messages: ChatMessage[] = [{ role: 'system', content: buildSystemPrompt(this.definitions) }, ...history];
     let result: GenerateResult | undefined;
-    for await (const chunk of this.deps.inference.generate({ model, messages, tools: this.definitions, sessionId })) {
+    for await (const chunk of this.deps.inference.generate({
+      model,
+      messages,
+      tools: this.definitions,
+      sessionId,
+      maxTokens: this.limits.maxReplyTokens,
+    })) {
       if (chunk.type === 'delta') {
         if (chunk.text !== '') await this.deps.store.appendEvent(sessionId, { type: 'message.delta', turnId, text: chunk.text });
       } else {

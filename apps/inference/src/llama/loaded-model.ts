@@ -5,6 +5,12 @@ import { toChatFunctions, toChatHistory } from './chat-history';
 import type { ChatWrapper, LlamaContext, LlamaContextSequence, LlamaModel, NodeLlamaCpp } from './llama-runtime';
 import { SequencePool } from './sequence-pool';
 
+type ChatHistory = ReturnType<typeof toChatHistory>;
+type ChatFunctions = ReturnType<typeof toChatFunctions>;
+
+/** Covers the few tokens the generation adds after the rendered history (the reply's prefix). */
+const PROMPT_MARGIN_TOKENS = 16;
+
 type StopReason = 'eogToken' | 'stopGenerationTrigger' | 'functionCalls' | 'maxTokens' | 'abort' | 'customStopTrigger';
 
 /** One GGUF in memory: its context, its chat wrapper (resolved once) and a pool of sequences. */
@@ -33,9 +39,11 @@ export class LoadedModel {
     let firstTokenAt: number | undefined;
     const markFirst = () => (firstTokenAt ??= performance.now());
     try {
-      const response = await chat.generateResponse(toChatHistory(request.messages), {
-        functions: toChatFunctions(request.tools),
-        maxTokens: request.maxTokens,
+      const history = toChatHistory(request.messages);
+      const functions = toChatFunctions(request.tools);
+      const response = await chat.generateResponse(history, {
+        functions,
+        maxTokens: this.replyBudget(history, functions, request.maxTokens),
         temperature: request.temperature,
         seed: request.seed,
         signal,
@@ -67,6 +75,25 @@ export class LoadedModel {
       chat.dispose({ disposeSequence: false });
       lease.release();
     }
+  }
+
+  /**
+   * A reply may use what the prompt leaves of the context, never more: past that llama.cpp
+   * would have to shift the context, which silently drops history. A prompt that does not fit
+   * at all is a typed error with the numbers.
+   */
+  private replyBudget(history: ChatHistory, functions: ChatFunctions, requested: number | undefined): number {
+    const { contextText } = this.chatWrapper.generateContextState({ chatHistory: history, availableFunctions: functions });
+    const promptTokens = contextText.tokenize(this.model.tokenizer).length + PROMPT_MARGIN_TOKENS;
+    const room = this.context.contextSize - promptTokens;
+    if (room <= 0) {
+      throw new AppError(
+        ErrorCode.ContextLengthExceeded,
+        `The prompt needs about ${promptTokens} tokens but the model's context holds ${this.context.contextSize}`,
+        { promptTokens, contextSize: this.context.contextSize },
+      );
+    }
+    return Math.min(requested ?? room, room);
   }
 
   async dispose(): Promise<void> {
