@@ -7,6 +7,6 @@ if [ ! -f .env ] || ! grep -q '^WEFT_ADMIN_TOKEN=' .env; then
   echo "WEFT_ADMIN_TOKEN=$(node -e 'console.log(require("crypto").randomBytes(24).toString("base64url"))')" >> .env
   echo "setup: wrote a new WEFT_ADMIN_TOKEN to .env"
 fi
-[ -d node_modules ] || npm ci --no-audit --no-fund
+[ -d node_modules ] || npm install --no-audit --no-fund
 bash scripts/images/build-all.sh
 echo "setup: done. Start Weft with: docker compose up -d"

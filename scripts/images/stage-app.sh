@@ -6,7 +6,7 @@ cd "$(dirname "$0")/../.."
 out=${1:?usage: stage-app.sh <dir>}
 rm -rf "$out" && mkdir -p "$out"
 
-[ -d node_modules ] || npm ci --no-audit --no-fund
+[ -d node_modules ] || npm install --no-audit --no-fund
 npx nx run-many -t build --skip-nx-cache >/dev/null
 
 cp package.json package-lock.json "$out/"

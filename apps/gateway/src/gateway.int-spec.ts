@@ -1,3 +1,4 @@
+import { createLogger } from '@weft/logging';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { INestMicroservice } from '@nestjs/common';
@@ -49,7 +50,7 @@ async function createUserWithKey(name: string): Promise<{ id: string; key: strin
 
 beforeAll(async () => {
   [redis, nats] = await Promise.all([startRedis(), startNats()]);
-  workers = await createNatsMicroservice(FakeWorkersModule, { natsUrl: nats.url, queue: 'gateway-test-fakes', logger: false });
+  workers = await createNatsMicroservice(FakeWorkersModule, { natsUrl: nats.url, queue: 'gateway-test-fakes', logger: createLogger('fake-workers', 'silent') });
   workers.useGlobalFilters(new WireErrorFilter(() => undefined));
   await workers.listen();
   const config = loadConfig(gatewaySettingsSchema, {

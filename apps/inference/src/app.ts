@@ -1,8 +1,8 @@
 import type { INestMicroservice } from '@nestjs/common';
 import type { InferenceConfig } from '@weft/config';
 import { QueueGroups } from '@weft/contracts';
-import { createLogger, PinoNestLogger, type Logger } from '@weft/logging';
-import { createNatsMicroservice, WireErrorFilter } from '@weft/messaging';
+import { createLogger, type Logger } from '@weft/logging';
+import { createNatsMicroservice } from '@weft/messaging';
 import { createAppModule } from './app.module';
 import { loadModelsConfig } from './registry/load-models-config';
 
@@ -15,9 +15,7 @@ export async function createInferenceApp(
   const app = await createNatsMicroservice(createAppModule(config, models, logger), {
     natsUrl: config.NATS_URL,
     queue: QueueGroups.inference,
-    logger: false,
+    logger,
   });
-  app.useLogger(new PinoNestLogger(logger));
-  app.useGlobalFilters(new WireErrorFilter((error) => logger.error({ err: error }, 'unexpected error in inference')));
   return app;
 }

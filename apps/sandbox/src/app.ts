@@ -1,8 +1,8 @@
 import type { INestMicroservice } from '@nestjs/common';
 import type { SandboxConfig } from '@weft/config';
 import { QueueGroups } from '@weft/contracts';
-import { createLogger, PinoNestLogger, type Logger } from '@weft/logging';
-import { createNatsMicroservice, WireErrorFilter } from '@weft/messaging';
+import { createLogger, type Logger } from '@weft/logging';
+import { createNatsMicroservice } from '@weft/messaging';
 import { createAppModule } from './app.module';
 
 /** Builds the sandbox microservice; `listen()` starts it, `close()` drains it and cleans up. */
@@ -13,9 +13,7 @@ export async function createSandboxApp(
   const app = await createNatsMicroservice(createAppModule(config, logger), {
     natsUrl: config.NATS_URL,
     queue: QueueGroups.sandbox,
-    logger: false,
+    logger,
   });
-  app.useLogger(new PinoNestLogger(logger));
-  app.useGlobalFilters(new WireErrorFilter((error) => logger.error({ err: error }, 'unexpected error in sandbox')));
   return app;
 }

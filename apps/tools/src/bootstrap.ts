@@ -1,8 +1,8 @@
 import type { INestMicroservice } from '@nestjs/common';
 import type { ToolsConfig } from '@weft/config';
 import { QueueGroups } from '@weft/contracts';
-import { type Logger, PinoNestLogger } from '@weft/logging';
-import { WireErrorFilter, createNatsMicroservice } from '@weft/messaging';
+import type { Logger } from '@weft/logging';
+import { createNatsMicroservice } from '@weft/messaging';
 import { createAppModule } from './app.module';
 
 /** Boots the tools worker on NATS; used by main.ts and by the integration test. */
@@ -10,10 +10,8 @@ export async function startToolsWorker(config: ToolsConfig, logger: Logger): Pro
   const app = await createNatsMicroservice(createAppModule(config, logger), {
     natsUrl: config.NATS_URL,
     queue: QueueGroups.tools,
-    logger: ['error', 'warn'],
+    logger,
   });
-  app.useLogger(new PinoNestLogger(logger));
-  app.useGlobalFilters(new WireErrorFilter((error) => logger.error({ err: error }, 'unexpected error in tools worker')));
   await app.listen();
   return app;
 }

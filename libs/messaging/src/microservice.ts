@@ -1,15 +1,20 @@
 import { type INestMicroservice, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { type MicroserviceOptions, Transport } from '@nestjs/microservices';
+import { PinoNestLogger, type Logger } from '@weft/logging';
+import { WireErrorFilter } from './rpc-server';
 
 export interface NatsMicroserviceOptions {
   natsUrl: string;
   /** Queue group: replicas of one service share its subjects. */
   queue: string;
-  logger?: false | Array<'log' | 'error' | 'warn' | 'debug' | 'verbose' | 'fatal'>;
+  logger: Logger;
 }
 
-/** Creates a NestJS microservice on the NATS transport in its service's queue group. */
+/**
+ * Creates a worker: a NestJS microservice on the NATS transport in its service's queue group,
+ * logging through pino, with every error leaving it as a wire error, and shutdown hooks on.
+ */
 export async function createNatsMicroservice(
   module: Type<unknown>,
   options: NatsMicroserviceOptions,
@@ -17,8 +22,11 @@ export async function createNatsMicroservice(
   const app = await NestFactory.createMicroservice<MicroserviceOptions>(module, {
     transport: Transport.NATS,
     options: { servers: [options.natsUrl], queue: options.queue, maxReconnectAttempts: -1 },
-    logger: options.logger,
+    logger: new PinoNestLogger(options.logger),
   });
+  app.useGlobalFilters(
+    new WireErrorFilter((error) => options.logger.error({ err: error }, `unexpected error in ${options.queue} worker`)),
+  );
   app.enableShutdownHooks();
   return app;
 }
