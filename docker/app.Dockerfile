@@ -2,6 +2,9 @@
 # Its context is staged by scripts/images/stage-app.sh (built code + production node_modules).
 ARG NODE_IMAGE=node:24-bookworm-slim
 FROM ${NODE_IMAGE}
+# ripgrep backs the search_files tool; git is for importing workspaces from git URLs.
+RUN apt-get update && apt-get install -y --no-install-recommends ripgrep git \
+ && rm -rf /var/lib/apt/lists/*
 RUN groupadd --gid 10001 weft && useradd --uid 10001 --gid 10001 --no-create-home weft \
  && mkdir -p /var/lib/weft/workspaces /var/lib/weft/models \
  && chown -R 10001:10001 /var/lib/weft

@@ -58,6 +58,18 @@ export class TurnRenderer {
       case 'turn.failed':
         this.endLine();
         return this.line(this.c.red(`✗ turn failed: ${event.message} (${event.code})`));
+      case 'permission.requested':
+        this.endLine();
+        return this.line(this.c.yellow(`? permission needed for ${event.subject} (request ${event.requestId}): ${event.reasons.join('; ')}`));
+      case 'permission.decided':
+        if (event.decidedBy === 'policy' && event.decision === 'allow') return;
+        return this.line(this.c.dim(`  permission ${event.decision} (${event.decidedBy})${event.reason ? `: ${event.reason}` : ''}`));
+      case 'turn.interrupted':
+        this.endLine();
+        return this.line(this.c.yellow(`! interrupted: ${event.message}`));
+      case 'turn.cancelled':
+        this.endLine();
+        return this.line(this.c.red('✗ turn cancelled'));
       default:
         return assertUnreachable(event);
     }

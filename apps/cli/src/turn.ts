@@ -35,6 +35,7 @@ export async function runTurn(deps: TurnDeps, sessionId: string, content: string
     else if (event) renderer.render(event);
     if (event?.type === 'turn.completed') return { status: 'completed', turnId };
     if (event?.type === 'turn.failed') return { status: 'failed', turnId, code: event.code, message: event.message };
+    if (event?.type === 'turn.cancelled') return { status: 'failed', turnId, code: 'AGENT.TURN_CANCELLED', message: 'the turn was cancelled' };
   }
   throw new ProtocolError('the event stream ended before the turn did');
 }

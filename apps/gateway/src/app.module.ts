@@ -5,7 +5,9 @@ import { AuthModule } from './auth/auth.module';
 import type { GatewaySettings } from './config';
 import { HealthModule } from './health/health.module';
 import { InfraModule } from './infra/infra.module';
+import { InstructionsModule } from './instructions/instructions.module';
 import { ModelsModule } from './models/models.module';
+import { PermissionsModule } from './permissions/permissions.module';
 import { SessionsModule } from './sessions/sessions.module';
 import { UsersModule } from './users/users.module';
 import { WorkspacesModule } from './workspaces/workspaces.module';
@@ -22,6 +24,8 @@ export class AppModule {
         WorkspacesModule,
         ModelsModule,
         SessionsModule,
+        PermissionsModule,
+        InstructionsModule,
         AgentModule,
         HealthModule,
       ],

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type StartedService, startNats, startRedis } from '../../../test/support/containers';
 import { gatewaySettingsSchema } from './config';
 import { createGatewayApp } from './create-app';
-import { FakeWorkersModule, closeGate, fakeWorld } from './test/fake-workers';
+import { FAKE_PATCH, FakeWorkersModule, closeGate, fakeWorld } from './test/fake-workers';
 import { readEvents } from './test/sse-client';
 
 const ADMIN_TOKEN = 'admin-token-for-tests-0123456789';
@@ -60,6 +60,7 @@ beforeAll(async () => {
     REDIS_KEY_PREFIX: `test-${randomBytes(4).toString('hex')}:`,
     LOG_LEVEL: 'silent',
     WORKSPACE_UPLOAD_MAX_BYTES: String(UPLOAD_LIMIT),
+    WORKSPACE_QUOTA_BYTES: '1000',
     NATS_REQUEST_TIMEOUT_MS: '5000',
     INFERENCE_TIMEOUT_MS: '10000',
   });
@@ -144,6 +145,23 @@ describe('gateway over HTTP', () => {
     expect(archive.headers.get('content-type')).toContain('application/gzip');
   });
 
+  it("holds uploads to the owner's workspace quota with a 413, and serves the export patch as text/x-diff", async () => {
+    const { key } = await createUserWithKey('quin');
+    const first = await api('POST', '/v1/workspaces', key, new Uint8Array(950), { 'content-type': 'application/gzip' });
+    expect(first.status).toBe(201);
+    // The fake tools worker reports 100 bytes per workspace: 900 are left, 950 do not fit.
+    const second = await api('POST', '/v1/workspaces', key, new Uint8Array(950), { 'content-type': 'application/gzip' });
+    expect(second).toMatchObject({ status: 413, json: { error: { code: 'COMMON.PAYLOAD_TOO_LARGE' } } });
+    expect(second.json.error?.message).toContain('quota has 900 bytes left');
+
+    const patch = await fetch(`${base}/v1/workspaces/${String(first.json.id)}/patch`, { headers: { authorization: `Bearer ${key}` } });
+    expect(patch.status).toBe(200);
+    expect(patch.headers.get('content-type')).toContain('text/x-diff');
+    expect(await patch.text()).toBe(FAKE_PATCH);
+    const other = await createUserWithKey('rex');
+    expect((await api('GET', `/v1/workspaces/${String(first.json.id)}/patch`, other.key)).status).toBe(404);
+  });
+
   it('lists models and rejects an unknown model, listing the known ones', async () => {
     const { key } = await createUserWithKey('eli');
     expect(await api('GET', '/v1/models', key)).toMatchObject({ status: 200, json: { models: [{ id: 'tiny' }] } });
@@ -197,6 +215,7 @@ describe('gateway over HTTP', () => {
       'turn.started',
       'message.delta',
       'tool.called',
+      'permission.decided',
       'tool.completed',
       'message.delta',
       'message.delta',

@@ -40,6 +40,7 @@ describe('inference worker over NATS', () => {
       MODELS_CONFIG: join(dir, 'models.json'),
       MODELS_DIR: dir,
       LOG_LEVEL: 'silent',
+      METRICS_PORT: '0',
     });
     app = await createInferenceApp(config, createLogger('inference-test', 'silent'));
     await app.listen();
@@ -140,9 +141,9 @@ describe('inference worker over NATS', () => {
   it('lists llama and scripted models', async () => {
     const { models } = await rpc.client.request(Routes.inferenceListModels, {});
     expect(models).toEqual([
-      { id: 'tiny', provider: 'llama', contextSize: 1024 },
-      { id: 'broken', provider: 'llama', contextSize: 4096 },
-      { id: 'no-ffn', provider: 'llama', contextSize: 4096 },
+      { id: 'tiny', provider: 'llama', contextSize: 1024, sequences: 2 },
+      { id: 'broken', provider: 'llama', contextSize: 4096, sequences: 2 },
+      { id: 'no-ffn', provider: 'llama', contextSize: 4096, sequences: 2 },
       { id: 'scripted/demo', provider: 'scripted', contextSize: 32768 },
     ]);
   });

@@ -1,6 +1,7 @@
 import { Module, type Type } from '@nestjs/common';
 import type { ToolsConfig } from '@weft/config';
 import type { Logger } from '@weft/logging';
+import { RipgrepAdapter } from './search/ripgrep.adapter';
 import { ToolRegistry } from './tool/tool-registry';
 import { ToolsController } from './tool/tools.controller';
 import { TOOLS_CONFIG, TOOLS_LOGGER } from './tokens';
@@ -25,7 +26,7 @@ export function createAppModule(config: ToolsConfig, logger: Logger): Type<unkno
       {
         provide: ToolRegistry,
         useFactory: (c: ToolsConfig, store: WorkspaceStore) =>
-          new ToolRegistry(store, { readFileMaxBytes: c.READ_FILE_MAX_BYTES, outputMaxBytes: c.READ_FILE_MAX_BYTES }),
+          new ToolRegistry(store, { readFileMaxBytes: c.READ_FILE_MAX_BYTES, outputMaxBytes: c.READ_FILE_MAX_BYTES }, new RipgrepAdapter()),
         inject: [TOOLS_CONFIG, WorkspaceStore],
       },
     ],

@@ -51,7 +51,7 @@ describe('tools worker over NATS', () => {
     const call = Routes.toolsCall;
     expect(await rpc.client.request(call, { workspaceId, tool: 'read_file', arguments: { path: 'src/main.py' } })).toEqual({
       isError: false,
-      output: 'print("hi")\n',
+      output: '1\tprint("hi")',
     });
     const written = await rpc.client.request(call, {
       workspaceId,
@@ -63,6 +63,26 @@ describe('tools worker over NATS', () => {
       isError: false,
       output: 'docs/\nsrc/',
     });
+  });
+
+  it('searches, edits and exports the change as a patch', async () => {
+    const call = Routes.toolsCall;
+    expect(await rpc.client.request(call, { workspaceId, tool: 'search_files', arguments: { pattern: 'print\\(' } })).toEqual({
+      isError: false,
+      output: 'src/main.py:1: print("hi")',
+    });
+    const edited = await rpc.client.request(call, {
+      workspaceId,
+      tool: 'edit_file',
+      arguments: { path: 'src/main.py', edits: [{ old: '"hi"', new: '"hello"' }] },
+    });
+    expect(edited.output).toContain('-print("hi")\n+print("hello")');
+    const { patch, files } = await rpc.client.request(Routes.toolsExportPatch, { workspaceId });
+    expect(files).toBe(2);
+    expect(patch).toContain('diff --git a/src/main.py b/src/main.py');
+    expect(patch).toContain('new file mode 100644\n--- /dev/null\n+++ b/docs/notes.md');
+    const { workspaces } = await rpc.client.request(Routes.toolsWorkspaceUsage, { workspaceIds: [workspaceId] });
+    expect(workspaces).toEqual([{ workspaceId, files: 2, bytes: 22 }]);
   });
 
   it('returns an escape attempt as an error result', async () => {
@@ -87,7 +107,7 @@ describe('tools worker over NATS', () => {
     const { archiveBase64 } = await rpc.client.request(Routes.toolsExportWorkspace, { workspaceId });
     const tar = gunzipSync(Buffer.from(archiveBase64, 'base64')).toString('latin1');
     expect(tar).toContain('docs/notes.md');
-    expect(tar).toContain('print("hi")');
+    expect(tar).toContain('print("hello")');
   });
 
   it('rejects a bad archive with TOOLS.ARCHIVE_REJECTED naming the entry', async () => {

@@ -12,6 +12,8 @@ export const gatewayConfigSchema = z.object({
   WEFT_ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters'),
   /** Largest accepted workspace upload (compressed). */
   WORKSPACE_UPLOAD_MAX_BYTES: positiveInt().default(8 * 1024 * 1024),
+  /** Bytes all of one user's workspaces may hold together; an upload past it is refused with 413. */
+  WORKSPACE_QUOTA_BYTES: positiveInt().default(1024 * 1024 * 1024),
   AGENT_MAX_ITERATIONS: positiveInt().default(20),
   AGENT_MAX_REPLY_TOKENS: positiveInt().max(32768).default(2048),
   /** How long a turn may wait on one generation before it fails. */
@@ -19,6 +21,47 @@ export const gatewayConfigSchema = z.object({
   SANDBOX_TIMEOUT_MS: positiveInt().default(120_000),
   /** Concurrent turns this gateway replica runs. */
   AGENT_CONCURRENCY: positiveInt().default(4),
+  /**
+   * How long a replica holds a running turn's job without renewing it; a replica that dies is
+   * noticed after about twice this and its turn is resumed by another.
+   */
+  AGENT_JOB_LOCK_MS: positiveInt().min(500).default(30_000),
+  /** The same tool with identical arguments this many times in a row interrupts the turn. */
+  AGENT_LOOP_REPEAT_LIMIT: positiveInt().min(2).default(3),
+  /** The same tool error this many times in one turn interrupts it. */
+  AGENT_REPEATED_ERROR_LIMIT: positiveInt().min(2).default(3),
+  /** Prompt plus completion tokens one turn may spend before it is interrupted. */
+  AGENT_MAX_TURN_TOKENS: positiveInt().default(1_000_000),
+  /** Wall time one turn may run (time spent waiting for a permission answer excluded). */
+  AGENT_MAX_TURN_MS: positiveInt().default(30 * 60_000),
+  /** How long a permission request waits for an answer before it counts as a deny. */
+  PERMISSION_TIMEOUT_MS: positiveInt().default(5 * 60_000),
+  /**
+   * Server policy that no user, workspace or session can loosen, as JSON:
+   * `{"deny":["Bash(curl:*)"],"ask":[],"allow":[]}`. Admins can add more at `/v1/admin/permissions`.
+   */
+  PERMISSIONS_SERVER_RULES: z
+    .string()
+    .default('{}')
+    .transform((text, ctx) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be JSON' });
+        return z.NEVER;
+      }
+    })
+    .pipe(
+      z.strictObject({
+        allow: z.array(z.string()).default([]),
+        ask: z.array(z.string()).default([]),
+        deny: z.array(z.string()).default([]),
+      }),
+    ),
+  /** Days a session's event log (the audit trail) keeps entries; 0 keeps them forever. */
+  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(0).default(0),
+  /** Cap on project (AGENTS.md) and personal instructions each, in characters. */
+  INSTRUCTIONS_MAX_CHARS: positiveInt().default(32_000),
 });
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
 
@@ -30,6 +73,25 @@ export const inferenceConfigSchema = z.object({
   MODELS_CONFIG: z.string().default('/etc/weft/models.json'),
   /** Folder that relative GGUF paths and scripted-model scripts are resolved against. */
   MODELS_DIR: z.string().default('/var/lib/weft/models'),
+  /** This worker's name in the fleet and in its own subject; random per process when unset. */
+  WORKER_ID: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, "_" and "-" only')
+    .optional(),
+  /** How often the worker announces itself; the gateway drops it after about three missed beats. */
+  HEARTBEAT_INTERVAL_MS: positiveInt().min(100).default(2000),
+  /** Prometheus `/metrics` port; 0 turns the endpoint off. */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  METRICS_HOST: z.string().default('0.0.0.0'),
+  /** On SIGTERM, how long in-flight generations may run before they are cut off. */
+  DRAIN_TIMEOUT_MS: positiveInt().default(60_000),
+  /**
+   * Where an evicted session's KV cache is saved (and restored from on its next turn) instead of
+   * being recomputed; unset keeps evicted sessions nowhere.
+   */
+  KV_STATE_DIR: z.string().optional(),
+  /** Cap on the saved KV states on disk; the least recently used are deleted first. */
+  KV_STATE_MAX_BYTES: positiveInt().default(8 * 1024 * 1024 * 1024),
 });
 export type InferenceConfig = z.infer<typeof inferenceConfigSchema>;
 
@@ -63,6 +125,19 @@ export const sandboxConfigSchema = z.object({
   SANDBOX_TIMEOUT_MS: positiveInt().default(60_000),
   SANDBOX_OUTPUT_MAX_BYTES: positiveInt().default(64 * 1024),
   SANDBOX_TMPFS_MB: positiveInt().default(64),
+  /** Largest file a run may write (the `fsize` ulimit), in the workspace or in /tmp. */
+  SANDBOX_FILE_MAX_MB: positiveInt().default(256),
+  /** Containers kept started ahead of need for snippets without a workspace; 0 turns the pool off. */
+  SANDBOX_POOL_SIZE: z.coerce.number().int().min(0).max(64).default(2),
+  /** A pooled container unused for this long is replaced (it also stops by itself). */
+  SANDBOX_POOL_MAX_IDLE_MS: positiveInt().min(10_000).default(600_000),
+  /** OCI runtime for sandbox containers, e.g. `runsc` (gVisor); the engine's default when unset. */
+  SANDBOX_RUNTIME: z.string().min(1).optional(),
+  /** Stamped on every container this worker starts; a random id per process when unset. */
+  SANDBOX_INSTANCE_ID: z
+    .string()
+    .regex(/^[a-zA-Z0-9_.-]{1,64}$/)
+    .optional(),
   DOCKER_SOCKET: z.string().default('/var/run/docker.sock'),
 });
 export type SandboxConfig = z.infer<typeof sandboxConfigSchema>;

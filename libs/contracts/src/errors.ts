@@ -19,6 +19,15 @@ export const ErrorCode = {
   GenerationFailed: 'INFERENCE.GENERATION_FAILED',
   ScriptExhausted: 'INFERENCE.SCRIPT_EXHAUSTED',
   ContextLengthExceeded: 'INFERENCE.CONTEXT_LENGTH_EXCEEDED',
+  /** The worker's wait queue for the model is full, or it is draining: try another worker. */
+  InferenceBusy: 'INFERENCE.BUSY',
+  GenerationCancelled: 'INFERENCE.CANCELLED',
+  /** The worker serving a generation stopped heartbeating mid-stream. */
+  WorkerLost: 'INFERENCE.WORKER_LOST',
+  ModelDownloadFailed: 'INFERENCE.MODEL_DOWNLOAD_FAILED',
+  InvalidRequest: 'INFERENCE.INVALID_REQUEST',
+  ToolArgumentsInvalid: 'INFERENCE.TOOL_ARGUMENTS_INVALID',
+  ProviderFailed: 'INFERENCE.PROVIDER_FAILED',
   PathOutsideWorkspace: 'TOOLS.PATH_OUTSIDE_WORKSPACE',
   FileNotFound: 'TOOLS.FILE_NOT_FOUND',
   FileTooLarge: 'TOOLS.FILE_TOO_LARGE',
@@ -33,6 +42,8 @@ export const ErrorCode = {
   InvalidToolArguments: 'AGENT.INVALID_TOOL_ARGUMENTS',
   IterationLimit: 'AGENT.ITERATION_LIMIT',
   TurnInProgress: 'AGENT.TURN_IN_PROGRESS',
+  /** The permission policy or a person refused a tool call; the model reads this as the call's result. */
+  PermissionDenied: 'AGENT.PERMISSION_DENIED',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

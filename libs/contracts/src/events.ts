@@ -1,10 +1,20 @@
 import { z } from 'zod';
 import { toolCallSchema } from './inference';
 
+/** Why a turn was interrupted before the model finished by itself. */
+export const interruptReasonSchema = z.enum(['iteration_limit', 'loop_detected', 'repeated_error', 'token_budget', 'time_budget']);
+export type InterruptReason = z.infer<typeof interruptReasonSchema>;
+
 /** Events of a session's log, as stored in Redis and sent to clients over SSE. */
 export const sessionEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('message.created'), turnId: z.string(), role: z.literal('user'), content: z.string() }),
-  z.object({ type: z.literal('turn.started'), turnId: z.string(), model: z.string() }),
+  z.object({
+    type: z.literal('turn.started'),
+    turnId: z.string(),
+    model: z.string(),
+    /** Another replica took the turn over after the one running it stopped. */
+    resumed: z.boolean().optional(),
+  }),
   z.object({ type: z.literal('message.delta'), turnId: z.string(), text: z.string() }),
   z.object({
     type: z.literal('tool.called'),
@@ -25,9 +35,52 @@ export const sessionEventSchema = z.discriminatedUnion('type', [
     turnId: z.string(),
     usage: z.object({ promptTokens: z.number(), completionTokens: z.number() }),
     iterations: z.number().int(),
+    /** Set when a guard rail interrupted the turn and the final answer is the model's summary. */
+    stopReason: interruptReasonSchema.optional(),
   }),
   z.object({ type: z.literal('turn.failed'), turnId: z.string(), code: z.string(), message: z.string() }),
+  /** The run waits for a person: `POST /v1/sessions/:id/permissions/:requestId` answers it. */
+  z.object({
+    type: z.literal('permission.requested'),
+    turnId: z.string(),
+    requestId: z.string(),
+    callId: z.string(),
+    /** The exact call, arguments included. */
+    call: toolCallSchema,
+    /** The command, or the paths and what would happen to them. */
+    subject: z.string(),
+    reasons: z.array(z.string()),
+    /** What `allow_always` stores; empty when no rule can vouch for the call (a risky command). */
+    suggestedRules: z.array(z.string()),
+    expiresAt: z.string(),
+  }),
+  /** Every tool call's permission outcome, and who decided it: the audit trail. */
+  z.object({
+    type: z.literal('permission.decided'),
+    turnId: z.string(),
+    callId: z.string(),
+    tool: z.string(),
+    decision: z.enum(['allow', 'deny']),
+    decidedBy: z.enum(['policy', 'user', 'timeout', 'cancel']),
+    requestId: z.string().optional(),
+    /** The deciding user, when a person answered. */
+    userId: z.string().optional(),
+    /** The rule and its scope, when a rule decided; the rules stored by `allow_always`. */
+    rule: z.string().optional(),
+    scope: z.string().optional(),
+    storedRules: z.array(z.string()).optional(),
+    reason: z.string().optional(),
+  }),
+  /** A guard rail stopped the loop; the model is asked for a summary, which ends the turn. */
+  z.object({ type: z.literal('turn.interrupted'), turnId: z.string(), reason: interruptReasonSchema, message: z.string() }),
+  z.object({
+    type: z.literal('turn.cancelled'),
+    turnId: z.string(),
+    /** The user who cancelled it. */
+    userId: z.string().optional(),
+  }),
 ]);
+
 export type SessionEvent = z.infer<typeof sessionEventSchema>;
 export type SessionEventType = SessionEvent['type'];
 

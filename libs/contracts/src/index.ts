@@ -1,10 +1,12 @@
 export { AppError, ErrorCode, assertUnreachable, isWireError, wireErrorSchema } from './errors';
 export type { WireError } from './errors';
-export { InferenceSubjects, QueueGroups, SandboxSubjects, ToolsSubjects } from './subjects';
+export { InferenceSubjects, QueueGroups, SandboxSubjects, ToolsSubjects, inferenceWorkerGenerateSubject } from './subjects';
 export { Jobs, Queues, agentJobSchema, runTurnJobSchema } from './queues';
 export type { AgentJob, RunTurnJob } from './queues';
 export {
+  cancelGenerationSchema,
   chatMessageSchema,
+  contextOverflowSchema,
   finishReasonSchema,
   generateChunkSchema,
   generateRequestSchema,
@@ -13,9 +15,13 @@ export {
   listModelsResultSchema,
   modelInfoSchema,
   toolCallSchema,
+  toolChoiceSchema,
   toolDefinitionSchema,
+  workerHeartbeatSchema,
+  workerModelStatusSchema,
 } from './inference';
 export type {
+  CancelGeneration,
   ChatMessage,
   GenerateChunk,
   GenerateRequest,
@@ -23,30 +29,49 @@ export type {
   ListModelsResult,
   ModelInfo,
   ToolCall,
+  ToolChoice,
   ToolDefinition,
+  WorkerHeartbeat,
+  WorkerModelStatus,
 } from './inference';
 export {
-  FileToolName,
   createWorkspaceRequestSchema,
   createWorkspaceResultSchema,
   directoryEntrySchema,
   executeCodeArgsSchema,
+  exportPatchRequestSchema,
+  exportPatchResultSchema,
   exportWorkspaceRequestSchema,
   exportWorkspaceResultSchema,
-  listDirectoryArgsSchema,
-  readFileArgsSchema,
   readPathRequestSchema,
   readPathResultSchema,
   runCommandArgsSchema,
   toolCallRequestSchema,
   toolCallResultSchema,
   workspaceIdSchema,
-  writeFileArgsSchema,
+  workspaceUsageRequestSchema,
+  workspaceUsageResultSchema,
+  workspaceUsageSchema,
 } from './tools';
-export type { ReadPathResult, ToolCallRequest, ToolCallResult } from './tools';
+export {
+  FileToolName,
+  createDirectoryArgsSchema,
+  deleteFileArgsSchema,
+  editFileArgsSchema,
+  fileEditSchema,
+  fileToolSpecs,
+  globArgsSchema,
+  listDirectoryArgsSchema,
+  moveFileArgsSchema,
+  readFileArgsSchema,
+  searchFilesArgsSchema,
+  writeFileArgsSchema,
+} from './file-tools';
+export type { FileToolArgs } from './file-tools';
+export type { ReadPathResult, ToolCallRequest, ToolCallResult, WorkspaceUsage } from './tools';
 export { execRequestSchema, execResultSchema } from './sandbox';
 export type { ExecRequest, ExecResult } from './sandbox';
-export { sessionEventSchema } from './events';
-export type { SessionEvent, SessionEventType, StoredSessionEvent } from './events';
+export { interruptReasonSchema, sessionEventSchema } from './events';
+export type { InterruptReason, SessionEvent, SessionEventType, StoredSessionEvent } from './events';
 export { Routes } from './routes';
-export type { Route, RouteRequest, RouteResponse } from './routes';
+export type { EventPayload, EventRoute, Route, RouteRequest, RouteResponse } from './routes';

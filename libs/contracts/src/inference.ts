@@ -4,6 +4,11 @@ export const toolCallSchema = z.object({
   id: z.string().min(1),
   name: z.string().min(1),
   arguments: z.record(z.string(), z.unknown()),
+  /**
+   * Set by the worker when the arguments do not match the tool's schema (a model that slipped
+   * past the grammar): the caller should answer with this error instead of running the tool.
+   */
+  argumentsError: z.object({ code: z.string(), message: z.string() }).optional(),
 });
 export type ToolCall = z.infer<typeof toolCallSchema>;
 
@@ -32,6 +37,16 @@ export const toolDefinitionSchema = z.object({
 });
 export type ToolDefinition = z.infer<typeof toolDefinitionSchema>;
 
+/** `auto`: the model decides; `required`: it must call one of the tools; `{ name }`: that tool. */
+export const toolChoiceSchema = z.union([
+  z.enum(['auto', 'required', 'none']),
+  z.object({ name: z.string().min(1) }),
+]);
+export type ToolChoice = z.infer<typeof toolChoiceSchema>;
+
+/** What to do with a prompt that does not fit the context: fail, or drop the oldest turns. */
+export const contextOverflowSchema = z.enum(['error', 'drop-oldest']);
+
 export const generateRequestSchema = z.object({
   model: z.string().min(1),
   messages: z.array(chatMessageSchema).min(1),
@@ -41,6 +56,19 @@ export const generateRequestSchema = z.object({
   seed: z.number().int().optional(),
   /** Lets the worker keep a session's KV cache between turns. */
   sessionId: z.string().optional(),
+  /** Names this generation for `weft.inference.v1.cancel`; the caller picks it (a UUID). */
+  requestId: z.string().min(1).max(128).optional(),
+  topP: z.number().min(0).max(1).optional(),
+  topK: z.number().int().min(0).optional(),
+  minP: z.number().min(0).max(1).optional(),
+  /** 1 (or absent) is off; above 1 penalises recently generated tokens. */
+  repeatPenalty: z.number().min(0).max(4).optional(),
+  /** Generation stops before any of these strings; they are not part of the text. */
+  stop: z.array(z.string().min(1).max(64)).max(16).optional(),
+  /** The reply is one JSON value matching this JSON Schema (grammar-constrained); not with tools. */
+  jsonSchema: z.record(z.string(), z.unknown()).optional(),
+  toolChoice: toolChoiceSchema.optional(),
+  contextOverflow: contextOverflowSchema.optional(),
 });
 export type GenerateRequest = z.infer<typeof generateRequestSchema>;
 
@@ -51,13 +79,24 @@ export const generateResultSchema = z.object({
   toolCalls: z.array(toolCallSchema),
   finishReason: finishReasonSchema,
   usage: z.object({
+    /** Tokens of the whole prompt (the rendered conversation). */
     promptTokens: z.number().int().nonnegative(),
     completionTokens: z.number().int().nonnegative(),
+    /** Prompt tokens whose KV cache was reused from the session's earlier turns. */
+    cachedTokens: z.number().int().nonnegative().optional(),
+    /** Prompt tokens actually evaluated for this request (`promptTokens - cachedTokens`). */
+    evaluatedTokens: z.number().int().nonnegative().optional(),
   }),
   timings: z.object({
     timeToFirstTokenMs: z.number().nonnegative().optional(),
     totalMs: z.number().nonnegative(),
+    /** Time spent waiting for a free sequence before the generation started. */
+    queuedMs: z.number().nonnegative().optional(),
   }),
+  /** The worker that served the request; the gateway routes the session's next turn to it. */
+  workerId: z.string().optional(),
+  /** Oldest messages dropped to fit the context (`contextOverflow: 'drop-oldest'`). */
+  droppedMessages: z.number().int().nonnegative().optional(),
 });
 export type GenerateResult = z.infer<typeof generateResultSchema>;
 
@@ -70,11 +109,46 @@ export type GenerateChunk = z.infer<typeof generateChunkSchema>;
 
 export const modelInfoSchema = z.object({
   id: z.string(),
-  provider: z.enum(['llama', 'scripted']),
+  provider: z.enum(['llama', 'scripted', 'openai', 'anthropic']),
   contextSize: z.number().int().positive(),
+  /** Hints for picking a model per job, e.g. `senior` (plans, reviews) or `junior` (edits). */
+  roles: z.array(z.string()).optional(),
+  /** Generations that run at once on one worker. */
+  sequences: z.number().int().positive().optional(),
 });
 export type ModelInfo = z.infer<typeof modelInfoSchema>;
 
 export const listModelsRequestSchema = z.object({});
 export const listModelsResultSchema = z.object({ models: z.array(modelInfoSchema) });
 export type ListModelsResult = z.infer<typeof listModelsResultSchema>;
+
+/** Published on `weft.inference.v1.cancel` and seen by every worker (no queue group). */
+export const cancelGenerationSchema = z.object({ requestId: z.string().min(1).max(128) });
+export type CancelGeneration = z.infer<typeof cancelGenerationSchema>;
+
+/** A worker's load on one model, as announced in its heartbeat. */
+export const workerModelStatusSchema = modelInfoSchema.extend({
+  loaded: z.boolean(),
+  freeSequences: z.number().int().nonnegative(),
+  queued: z.number().int().nonnegative(),
+  maxQueue: z.number().int().nonnegative(),
+  /** Sessions whose KV cache this worker holds for the model (most recent first, capped). */
+  cachedSessions: z.array(z.string()),
+});
+export type WorkerModelStatus = z.infer<typeof workerModelStatusSchema>;
+
+/** Every few seconds on `weft.inference.v1.worker.announced`; `draining` and `stopped` say goodbye. */
+export const workerHeartbeatSchema = z.object({
+  workerId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/),
+  status: z.enum(['ready', 'draining', 'stopped']),
+  /** A worker is dropped after missing about three of these. */
+  intervalMs: z.number().int().positive(),
+  startedAt: z.string(),
+  sentAt: z.string(),
+  inFlight: z.number().int().nonnegative(),
+  models: z.array(workerModelStatusSchema),
+  gpu: z
+    .object({ type: z.string(), vramTotalBytes: z.number().nonnegative(), vramUsedBytes: z.number().nonnegative() })
+    .optional(),
+});
+export type WorkerHeartbeat = z.infer<typeof workerHeartbeatSchema>;

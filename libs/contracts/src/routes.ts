@@ -1,21 +1,27 @@
 import { z } from 'zod';
 import {
+  cancelGenerationSchema,
   generateChunkSchema,
   generateRequestSchema,
   listModelsRequestSchema,
   listModelsResultSchema,
+  workerHeartbeatSchema,
 } from './inference';
 import { execRequestSchema, execResultSchema } from './sandbox';
 import { InferenceSubjects, SandboxSubjects, ToolsSubjects } from './subjects';
 import {
   createWorkspaceRequestSchema,
   createWorkspaceResultSchema,
+  exportPatchRequestSchema,
+  exportPatchResultSchema,
   exportWorkspaceRequestSchema,
   exportWorkspaceResultSchema,
   readPathRequestSchema,
   readPathResultSchema,
   toolCallRequestSchema,
   toolCallResultSchema,
+  workspaceUsageRequestSchema,
+  workspaceUsageResultSchema,
 } from './tools';
 
 /** A request/reply pair on one subject; both sides import the same schemas. */
@@ -36,15 +42,35 @@ function route<Req extends z.ZodType, Res extends z.ZodType>(
   return { subject, request, response, streamed };
 }
 
+/**
+ * A fire-and-forget message (plain JSON of `payload`, no reply) that every subscriber sees: no
+ * queue group, so all replicas of a service get it. Not usable with the request/reply client.
+ */
+export interface EventRoute<P extends z.ZodType> {
+  readonly subject: string;
+  /** The payload's schema. */
+  readonly request: P;
+  readonly event: true;
+}
+
+function event<P extends z.ZodType>(subject: string, payload: P): EventRoute<P> {
+  return { subject, request: payload, event: true };
+}
+
 export const Routes = {
   inferenceGenerate: route(InferenceSubjects.generate, generateRequestSchema, generateChunkSchema, true),
   inferenceListModels: route(InferenceSubjects.listModels, listModelsRequestSchema, listModelsResultSchema),
+  inferenceCancel: event(InferenceSubjects.cancel, cancelGenerationSchema),
+  inferenceWorkerAnnounced: event(InferenceSubjects.workerAnnounced, workerHeartbeatSchema),
   toolsCall: route(ToolsSubjects.call, toolCallRequestSchema, toolCallResultSchema),
   toolsCreateWorkspace: route(ToolsSubjects.createWorkspace, createWorkspaceRequestSchema, createWorkspaceResultSchema),
   toolsReadPath: route(ToolsSubjects.readPath, readPathRequestSchema, readPathResultSchema),
   toolsExportWorkspace: route(ToolsSubjects.exportWorkspace, exportWorkspaceRequestSchema, exportWorkspaceResultSchema),
+  toolsExportPatch: route(ToolsSubjects.exportPatch, exportPatchRequestSchema, exportPatchResultSchema),
+  toolsWorkspaceUsage: route(ToolsSubjects.workspaceUsage, workspaceUsageRequestSchema, workspaceUsageResultSchema),
   sandboxExec: route(SandboxSubjects.exec, execRequestSchema, execResultSchema),
 } as const;
 
 export type RouteRequest<R> = R extends Route<infer Req, z.ZodType> ? z.input<Req> : never;
 export type RouteResponse<R> = R extends Route<z.ZodType, infer Res> ? z.infer<Res> : never;
+export type EventPayload<E> = E extends EventRoute<infer P> ? z.infer<P> : never;

@@ -14,7 +14,7 @@ export const execRequestSchema = z.discriminatedUnion('mode', [
   z.object({
     mode: z.literal('code'),
     workspaceId: workspaceIdSchema.optional(),
-    language: z.enum(['python', 'node', 'bash']),
+    language: z.enum(['python', 'node', 'bash', 'lua']),
     code: z.string().min(1),
     stdin: z.string().optional(),
     timeoutMs: z.number().int().positive().max(600_000).optional(),

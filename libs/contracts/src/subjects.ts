@@ -4,13 +4,24 @@
 export const InferenceSubjects = {
   generate: 'weft.inference.v1.generate',
   listModels: 'weft.inference.v1.list-models',
+  /** Every worker listens (no queue group); the one running the request aborts it. */
+  cancel: 'weft.inference.v1.cancel',
+  /** Worker heartbeats, also `draining` and `stopped` goodbyes. */
+  workerAnnounced: 'weft.inference.v1.worker.announced',
 } as const;
+
+/** One worker's own generate subject, for requests routed to the worker holding a session's cache. */
+export function inferenceWorkerGenerateSubject(workerId: string): string {
+  return `${InferenceSubjects.generate}.${workerId}`;
+}
 
 export const ToolsSubjects = {
   call: 'weft.tools.v1.call',
   createWorkspace: 'weft.tools.v1.create-workspace',
   readPath: 'weft.tools.v1.read-path',
   exportWorkspace: 'weft.tools.v1.export-workspace',
+  exportPatch: 'weft.tools.v1.export-patch',
+  workspaceUsage: 'weft.tools.v1.workspace-usage',
 } as const;
 
 export const SandboxSubjects = {

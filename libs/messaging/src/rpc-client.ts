@@ -1,4 +1,5 @@
 import type { ClientProxy } from '@nestjs/microservices';
+import { EmptyResponseException } from '@nestjs/microservices/errors/empty-response.exception';
 import { AppError, ErrorCode, isWireError, type Route } from '@weft/contracts';
 import { Observable, TimeoutError, firstValueFrom, timeout } from 'rxjs';
 import type { z } from 'zod';
@@ -65,6 +66,9 @@ function toAppError(error: unknown, subject: string, ms: number): AppError {
   if (error instanceof TimeoutError) {
     return new AppError(ErrorCode.Timeout, `No reply from ${subject} within ${ms} ms`, { subject }, true);
   }
+  if (error instanceof EmptyResponseException) {
+    return new AppError(ErrorCode.NoResponders, `No worker is listening on ${subject}`, { subject }, true);
+  }
   if (isWireError(error)) return AppError.fromWire(error);
   const message = error instanceof Error ? error.message : JSON.stringify(error);
   return new AppError(ErrorCode.Internal, `Request to ${subject} failed: ${message}`, { subject }, false, {
@@ -97,7 +101,10 @@ async function* observableToIterable<T>(source: Observable<T>, signal?: AbortSig
       notify();
     },
   });
-  const onAbort = () => subscription.unsubscribe();
+  const onAbort = () => {
+    subscription.unsubscribe();
+    notify();
+  };
   signal?.addEventListener('abort', onAbort, { once: true });
   try {
     while (true) {

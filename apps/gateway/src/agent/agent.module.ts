@@ -1,35 +1,81 @@
 import { Module } from '@nestjs/common';
+import { Routes } from '@weft/contracts';
 import type { Logger } from '@weft/logging';
 import { RpcClient } from '@weft/messaging';
+import type { Redis } from 'ioredis';
 import { GATEWAY_CONFIG, type GatewaySettings } from '../config';
 import { EventLogRepository } from '../events/event-log.repository';
 import { EventsModule } from '../events/events.module';
-import { LOGGER } from '../infra/tokens';
+import { InstructionsLoader } from '../instructions/instructions.loader';
+import { InstructionsModule } from '../instructions/instructions.module';
+import { NatsConnectionHandle } from '../infra/nats.connection';
+import { RedisKeys } from '../infra/redis-keys';
+import { LOGGER, REDIS } from '../infra/tokens';
+import { PermissionGate } from '../permissions/permission-gate';
+import { PermissionsModule } from '../permissions/permissions.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { SessionsRepository } from '../sessions/sessions.repository';
 import { RedisTurnStore } from './redis-turn-store';
 import { rpcFileToolsPort, rpcInferencePort, rpcSandboxPort } from './rpc-ports';
 import { agentTools } from './tools/agent-tools';
+import { TurnCancellation } from './turn-cancellation';
+import { TurnControlModule } from './turn-control.module';
 import { TurnRunner } from './turn-runner';
 import { TurnWorker } from './turn-worker';
 
 @Module({
-  imports: [SessionsModule, EventsModule],
+  imports: [SessionsModule, EventsModule, PermissionsModule, InstructionsModule, TurnControlModule],
   providers: [
     {
       provide: TurnRunner,
-      inject: [GATEWAY_CONFIG, RpcClient, SessionsRepository, EventLogRepository, LOGGER],
-      useFactory: (config: GatewaySettings, rpc: RpcClient, sessions: SessionsRepository, events: EventLogRepository, logger: Logger) =>
+      inject: [
+        GATEWAY_CONFIG,
+        RpcClient,
+        NatsConnectionHandle,
+        REDIS,
+        RedisKeys,
+        SessionsRepository,
+        EventLogRepository,
+        PermissionGate,
+        InstructionsLoader,
+        TurnCancellation,
+        LOGGER,
+      ],
+      useFactory: (
+        config: GatewaySettings,
+        rpc: RpcClient,
+        nats: NatsConnectionHandle,
+        redis: Redis,
+        keys: RedisKeys,
+        sessions: SessionsRepository,
+        events: EventLogRepository,
+        permissions: PermissionGate,
+        instructions: InstructionsLoader,
+        cancellation: TurnCancellation,
+        logger: Logger,
+      ) =>
         new TurnRunner(
           {
-            store: new RedisTurnStore(sessions, events),
-            inference: rpcInferencePort(rpc, config.INFERENCE_TIMEOUT_MS),
+            store: new RedisTurnStore(redis, keys, sessions, events),
+            inference: rpcInferencePort(rpc, config.INFERENCE_TIMEOUT_MS, (payload) =>
+              nats.publish(Routes.inferenceCancel.subject, payload),
+            ),
             files: rpcFileToolsPort(rpc),
             sandbox: rpcSandboxPort(rpc, config.SANDBOX_TIMEOUT_MS),
             tools: agentTools,
+            permissions,
+            instructions,
+            cancellation,
             logger,
           },
-          { maxIterations: config.AGENT_MAX_ITERATIONS, maxReplyTokens: config.AGENT_MAX_REPLY_TOKENS },
+          {
+            maxIterations: config.AGENT_MAX_ITERATIONS,
+            maxReplyTokens: config.AGENT_MAX_REPLY_TOKENS,
+            loopRepeatLimit: config.AGENT_LOOP_REPEAT_LIMIT,
+            repeatedErrorLimit: config.AGENT_REPEATED_ERROR_LIMIT,
+            maxTurnTokens: config.AGENT_MAX_TURN_TOKENS,
+            maxTurnMs: config.AGENT_MAX_TURN_MS,
+          },
         ),
     },
     TurnWorker,

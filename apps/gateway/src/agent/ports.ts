@@ -5,13 +5,15 @@ import type {
   GenerateChunk,
   GenerateRequest,
   SessionEvent,
+  ToolCall,
   ToolCallRequest,
   ToolCallResult,
 } from '@weft/contracts';
 
 /** What the turn runner needs from the world; NATS and Redis adapters in production, fakes in tests. */
 export interface InferencePort {
-  generate(request: GenerateRequest): AsyncIterable<GenerateChunk>;
+  /** Aborting `signal` ends the stream early (and tells the worker to stop, where it can). */
+  generate(request: GenerateRequest, signal?: AbortSignal): AsyncIterable<GenerateChunk>;
 }
 
 export interface FileToolsPort {
@@ -23,9 +25,26 @@ export interface SandboxPort {
 }
 
 export interface TurnSession {
+  ownerId: string;
   workspaceId: string;
   model: string;
   activeTurnId: string | null;
+  /** The session's own iteration cap, over the server default. */
+  maxIterations: number | null;
+}
+
+/** What a tool call came to; stored by call id so a resumed run never runs a call twice. */
+export interface ToolOutcome {
+  isError: boolean;
+  output: string;
+}
+
+/** A call's state: never started, finished (its outcome), or started by a run that died while it ran. */
+export type ToolCallState = { kind: 'new' } | { kind: 'done'; outcome: ToolOutcome } | { kind: 'unknown' };
+
+export interface InstructionsSummary {
+  project: { file: string; content: string } | null;
+  personal: string | null;
 }
 
 export interface TurnStore {
@@ -34,4 +53,42 @@ export interface TurnStore {
   appendMessage(sessionId: string, message: ChatMessage): Promise<void>;
   appendEvent(sessionId: string, event: SessionEvent): Promise<void>;
   endTurn(sessionId: string, turnId: string): Promise<void>;
+  toolCallState(sessionId: string, callId: string): Promise<ToolCallState>;
+  /** Marks a call as started; false when some run already did. */
+  claimToolCall(sessionId: string, callId: string): Promise<boolean>;
+  /** The outcome, the tool message and `tool.completed`, written together. */
+  recordToolResult(sessionId: string, turnId: string, call: ToolCall, outcome: ToolOutcome): Promise<void>;
+  saveInstructions(sessionId: string, instructions: InstructionsSummary): Promise<void>;
+}
+
+export interface PermissionContext {
+  sessionId: string;
+  turnId: string;
+  ownerId: string;
+  workspaceId: string;
+  signal: AbortSignal;
+  emit(event: SessionEvent): Promise<void>;
+}
+
+/** `waitedMs`: time spent waiting for a person, which the turn's wall-time budget does not count. */
+export type Authorization = { allowed: true; waitedMs: number } | { allowed: false; output: string; waitedMs: number };
+
+export interface TurnPermissions {
+  authorize(call: ToolCall): Promise<Authorization>;
+}
+
+export interface PermissionPort {
+  /** One per turn: it may keep what cannot change within a turn (the workspace's settings file). */
+  forTurn(context: PermissionContext): TurnPermissions;
+}
+
+export interface InstructionsPort {
+  load(session: { ownerId: string; workspaceId: string }): Promise<InstructionsSummary>;
+}
+
+/** Cancellation of a turn, requested from any replica. */
+export interface CancellationPort {
+  /** A signal that aborts when the turn is cancelled (at once if it already was). */
+  watch(turnId: string): Promise<{ signal: AbortSignal; dispose(): void }>;
+  cancelledBy(turnId: string): Promise<string | undefined>;
 }

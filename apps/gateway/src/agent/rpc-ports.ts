@@ -1,11 +1,32 @@
-import type { ExecRequest, GenerateRequest, ToolCallRequest } from '@weft/contracts';
+import type { ExecRequest, GenerateChunk, GenerateRequest, ToolCallRequest } from '@weft/contracts';
 import { Routes } from '@weft/contracts';
 import type { RpcClient } from '@weft/messaging';
+import { abortable } from './abortable';
 import type { FileToolsPort, InferencePort, SandboxPort } from './ports';
 
-/** The runner's ports over NATS, each with its own deadline. */
-export function rpcInferencePort(rpc: RpcClient, timeoutMs: number): InferencePort {
-  return { generate: (request: GenerateRequest) => rpc.stream(Routes.inferenceGenerate, request, { timeoutMs }) };
+/**
+ * Inference over NATS. Aborting a generation stops relaying its stream at once and publishes
+ * `weft.inference.v1.cancel` for its request id, so the worker frees the sequence.
+ */
+export function rpcInferencePort(
+  rpc: RpcClient,
+  timeoutMs: number,
+  publishCancel: (payload: { requestId: string }) => void,
+): InferencePort {
+  return {
+    async *generate(request: GenerateRequest, signal?: AbortSignal): AsyncIterable<GenerateChunk> {
+      const stream = rpc.stream(Routes.inferenceGenerate, request, { timeoutMs, signal });
+      const onAbort = () => {
+        if (request.requestId) publishCancel(Routes.inferenceCancel.request.parse({ requestId: request.requestId }));
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      try {
+        yield* abortable(stream, signal);
+      } finally {
+        signal?.removeEventListener('abort', onAbort);
+      }
+    },
+  };
 }
 
 export function rpcFileToolsPort(rpc: RpcClient): FileToolsPort {

@@ -12,9 +12,21 @@ import {
 } from '@weft/contracts';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import type { FileToolsPort, InferencePort, SandboxPort, TurnSession, TurnStore } from './ports';
+import type {
+  Authorization,
+  CancellationPort,
+  FileToolsPort,
+  InferencePort,
+  InstructionsSummary,
+  PermissionPort,
+  SandboxPort,
+  ToolCallState,
+  ToolOutcome,
+  TurnSession,
+  TurnStore,
+} from './ports';
 import { agentTools } from './tools/agent-tools';
-import { TurnRunner, pendingToolCalls } from './turn-runner';
+import { type TurnLimits, TurnRunner, pendingToolCalls } from './turn-runner';
 
 const SESSION = 'ses_test0001';
 const TURN = 'turn_test0001';
@@ -22,7 +34,9 @@ const TURN = 'turn_test0001';
 class FakeStore implements TurnStore {
   events: SessionEvent[] = [];
   history: ChatMessage[] = [{ role: 'user', content: 'fix the bug' }];
-  record: TurnSession = { workspaceId: 'ws_test00001', model: 'tiny', activeTurnId: TURN };
+  record: TurnSession = { ownerId: 'usr_test0001', workspaceId: 'ws_test00001', model: 'tiny', activeTurnId: TURN, maxIterations: null };
+  results = new Map<string, ToolOutcome | 'started'>();
+  instructions?: InstructionsSummary;
   async session() {
     return this.record;
   }
@@ -38,33 +52,77 @@ class FakeStore implements TurnStore {
   async endTurn(_s: string, turnId: string) {
     if (this.record.activeTurnId === turnId) this.record.activeTurnId = null;
   }
+  async toolCallState(_s: string, callId: string): Promise<ToolCallState> {
+    const stored = this.results.get(callId);
+    if (stored === undefined) return { kind: 'new' };
+    return stored === 'started' ? { kind: 'unknown' } : { kind: 'done', outcome: stored };
+  }
+  async claimToolCall(_s: string, callId: string) {
+    if (this.results.has(callId)) return false;
+    this.results.set(callId, 'started');
+    return true;
+  }
+  async recordToolResult(_s: string, turnId: string, call: ToolCall, outcome: ToolOutcome) {
+    this.results.set(call.id, outcome);
+    this.history.push({ role: 'tool', toolCallId: call.id, name: call.name, content: outcome.output });
+    this.events.push({ type: 'tool.completed', turnId, callId: call.id, name: call.name, ...outcome });
+  }
+  async saveInstructions(_s: string, instructions: InstructionsSummary) {
+    this.instructions = instructions;
+  }
   types() {
     return this.events.map((e) => e.type);
   }
 }
 
-type Step = { deltas?: string[]; text?: string; toolCalls?: ToolCall[] } | Error;
+const allowAll: PermissionPort = { forTurn: () => ({ authorize: async () => ({ allowed: true, waitedMs: 0 }) }) };
+
+class FakeCancellation implements CancellationPort {
+  readonly controller = new AbortController();
+  async watch() {
+    return { signal: this.controller.signal, dispose: () => undefined };
+  }
+  async cancelledBy() {
+    return this.controller.signal.aborted ? 'usr_test0001' : undefined;
+  }
+}
+
+type Step = { deltas?: string[]; text?: string; toolCalls?: ToolCall[]; usage?: number; hang?: boolean } | Error;
 
 class ScriptedInference implements InferencePort {
   requests: GenerateRequest[] = [];
+  aborted?: Promise<boolean>;
   constructor(private readonly steps: Step[]) {}
-  async *generate(request: GenerateRequest): AsyncIterable<GenerateChunk> {
+  async *generate(request: GenerateRequest, signal?: AbortSignal): AsyncIterable<GenerateChunk> {
     this.requests.push(request);
     const step = this.steps.shift() ?? { text: 'done' };
     if (step instanceof Error) throw step;
+    if (step.hang) {
+      yield { type: 'delta', text: 'thinking' };
+      this.aborted = new Promise((resolve) => signal?.addEventListener('abort', () => resolve(true)));
+      await new Promise(() => undefined);
+    }
     for (const text of step.deltas ?? [step.text ?? '']) yield { type: 'delta', text };
     const result: GenerateResult = {
       text: step.text ?? (step.deltas ?? []).join(''),
       toolCalls: step.toolCalls ?? [],
       finishReason: step.toolCalls ? 'tool_calls' : 'stop',
-      usage: { promptTokens: 10, completionTokens: 5 },
+      usage: { promptTokens: step.usage ?? 10, completionTokens: 5 },
       timings: { totalMs: 1 },
     };
     yield { type: 'done', result };
   }
 }
 
-function setup(steps: Step[], options: { files?: FileToolsPort; sandbox?: SandboxPort; maxIterations?: number } = {}) {
+interface SetupOptions {
+  files?: FileToolsPort;
+  sandbox?: SandboxPort;
+  maxIterations?: number;
+  permissions?: PermissionPort;
+  limits?: Partial<TurnLimits>;
+}
+
+function setup(steps: Step[], options: SetupOptions = {}) {
   const store = new FakeStore();
   const inference = new ScriptedInference(steps);
   const fileCalls: ToolCallRequest[] = [];
@@ -91,8 +149,15 @@ function setup(steps: Step[], options: { files?: FileToolsPort; sandbox?: Sandbo
     },
   };
   const logger = pino({ level: 'silent' });
-  const runner = new TurnRunner({ store, inference, files, sandbox, tools: agentTools, logger }, { maxIterations: options.maxIterations ?? 5 });
-  return { store, inference, runner, fileCalls, execs, run: () => runner.run({ sessionId: SESSION, turnId: TURN }) };
+  const cancellation = new FakeCancellation();
+  const instructions = {
+    load: async (): Promise<InstructionsSummary> => ({ project: { file: 'AGENTS.md', content: 'Use tabs.' }, personal: 'Be brief.' }),
+  };
+  const runner = new TurnRunner(
+    { store, inference, files, sandbox, tools: agentTools, logger, permissions: options.permissions ?? allowAll, instructions, cancellation },
+    { maxIterations: options.maxIterations ?? 5, ...options.limits },
+  );
+  return { store, inference, runner, fileCalls, execs, cancellation, run: () => runner.run({ sessionId: SESSION, turnId: TURN }) };
 }
 
 const call = (name: string, args: Record<string, unknown>, id = 'call_1'): ToolCall => ({ id, name, arguments: args });
@@ -127,7 +192,10 @@ describe('TurnRunner', () => {
     const second = t.inference.requests[1];
     expect(second?.messages[0]?.role).toBe('system');
     expect(second?.messages.at(-1)).toEqual({ role: 'tool', toolCallId: 'call_1', name: 'read_file', content: 'export const x = 1;\n' });
-    expect(second?.tools?.map((tool) => tool.name)).toEqual(['read_file', 'write_file', 'list_directory', 'run_command', 'execute_code']);
+    expect(second?.tools?.map((tool) => tool.name)).toEqual([
+      ...['read_file', 'write_file', 'edit_file', 'list_directory', 'search_files', 'glob'],
+      ...['create_directory', 'move_file', 'delete_file', 'run_command', 'execute_code'],
+    ]);
   });
 
   it('returns invalid tool arguments to the model as an error observation', async () => {
@@ -139,6 +207,14 @@ describe('TurnRunner', () => {
     expect(completed?.type === 'tool.completed' && completed.output).toContain('content');
     expect(t.fileCalls).toHaveLength(0);
     expect(t.store.types().at(-1)).toBe('turn.completed');
+  });
+
+  it('answers a call the inference worker flagged as malformed with its error, without running it', async () => {
+    const flagged = { ...call('run_command', { command: 42 }), argumentsError: { code: 'INFERENCE.TOOL_ARGUMENTS_INVALID', message: 'command must be a string' } };
+    const t = setup([{ toolCalls: [flagged] }, { text: 'fixed' }]);
+    await t.run();
+    expect(t.execs).toHaveLength(0);
+    expect(t.store.events.find((e) => e.type === 'tool.completed')).toMatchObject({ isError: true, output: 'INFERENCE.TOOL_ARGUMENTS_INVALID: command must be a string' });
   });
 
   it('tells the model which tools exist when it calls an unknown one', async () => {
@@ -157,13 +233,108 @@ describe('TurnRunner', () => {
     expect(completed?.type === 'tool.completed' && completed.output).toContain('exit code: 0');
   });
 
-  it('fails the turn at the iteration limit and frees the session', async () => {
-    const loop = () => ({ toolCalls: [call('list_directory', {})] });
-    const t = setup([loop(), loop(), loop()], { maxIterations: 2 });
+  it('at the iteration cap asks the model for a summary without tools, and that summary ends the turn', async () => {
+    const step = (n: number) => ({ toolCalls: [call('list_directory', { path: `d${n}` }, `c${n}`)] });
+    const t = setup([step(1), step(2), { text: 'I listed two folders; the fix remains.' }], { maxIterations: 2 });
     await t.run();
-    expect(t.store.events.at(-1)).toMatchObject({ type: 'turn.failed', code: ErrorCode.IterationLimit });
-    expect(t.inference.requests).toHaveLength(2);
+    expect(t.store.types().slice(-4)).toEqual(['turn.interrupted', 'message.delta', 'message.completed', 'turn.completed']);
+    expect(t.store.events.find((e) => e.type === 'turn.interrupted')).toMatchObject({ reason: 'iteration_limit' });
+    expect(t.store.events.at(-1)).toMatchObject({ type: 'turn.completed', iterations: 2, stopReason: 'iteration_limit' });
+    expect(t.inference.requests).toHaveLength(3);
+    const summary = t.inference.requests[2];
+    expect(summary?.tools).toBeUndefined();
+    expect(summary?.messages.at(-1)).toMatchObject({ role: 'user', content: expect.stringContaining('interrupted') });
+    expect(t.store.history.at(-1)).toEqual({ role: 'assistant', content: 'I listed two folders; the fix remains.' });
     expect(t.store.record.activeTurnId).toBeNull();
+  });
+
+  it('honours the session\'s own iteration cap over the server default', async () => {
+    const t = setup([{ toolCalls: [call('list_directory', {})] }, { text: 'summary' }], { maxIterations: 5 });
+    t.store.record.maxIterations = 1;
+    await t.run();
+    expect(t.store.events.at(-1)).toMatchObject({ type: 'turn.completed', stopReason: 'iteration_limit', iterations: 1 });
+  });
+
+  it('interrupts the same call with identical arguments repeated, without running the last one', async () => {
+    const same = (id: string) => ({ toolCalls: [call('read_file', { path: 'a.ts' }, id)] });
+    const t = setup([same('c1'), same('c2'), same('c3'), { text: 'I kept reading a.ts.' }], { maxIterations: 10 });
+    await t.run();
+    expect(t.fileCalls).toHaveLength(2);
+    expect(t.store.events.find((e) => e.type === 'turn.interrupted')).toMatchObject({ reason: 'loop_detected' });
+    expect(t.store.history.find((m) => m.role === 'tool' && m.toolCallId === 'c3')).toMatchObject({ content: expect.stringContaining('not run') });
+    expect(t.store.events.at(-1)).toMatchObject({ type: 'turn.completed', stopReason: 'loop_detected' });
+  });
+
+  it('interrupts when the same error comes back three times', async () => {
+    const files: FileToolsPort = { call: async () => ({ isError: true, output: 'TOOLS.FILE_NOT_FOUND: no such file' }) };
+    const steps = ['a', 'b', 'c'].map((p) => ({ toolCalls: [call('read_file', { path: p }, `c_${p}`)] }));
+    const t = setup([...steps, { text: 'The files are missing.' }], { files, maxIterations: 10 });
+    await t.run();
+    expect(t.store.events.find((e) => e.type === 'turn.interrupted')).toMatchObject({ reason: 'repeated_error' });
+    expect(t.store.events.at(-1)).toMatchObject({ type: 'turn.completed', stopReason: 'repeated_error' });
+  });
+
+  it('stops at the token budget and summarises', async () => {
+    const t = setup([{ toolCalls: [call('list_directory', {})], usage: 100 }, { text: 'summary' }], { limits: { maxTurnTokens: 50 } });
+    await t.run();
+    expect(t.store.events.find((e) => e.type === 'turn.interrupted')).toMatchObject({ reason: 'token_budget' });
+    expect(t.fileCalls).toHaveLength(0);
+    expect(t.store.history.filter((m) => m.role === 'tool')).toHaveLength(1);
+  });
+
+  it('stops a generation that runs past the time budget and summarises', async () => {
+    const t = setup([{ hang: true }, { text: 'summary after timeout' }], { limits: { maxTurnMs: 50 } });
+    await t.run();
+    expect(await t.inference.aborted).toBe(true);
+    expect(t.store.events.find((e) => e.type === 'turn.interrupted')).toMatchObject({ reason: 'time_budget' });
+    expect(t.store.events.at(-1)).toMatchObject({ type: 'turn.completed', stopReason: 'time_budget' });
+    expect(t.store.history.some((m) => m.role === 'assistant' && m.content === 'thinking')).toBe(true);
+  });
+
+  it('gives a refused call\'s reason to the model and does not run it', async () => {
+    const permissions: PermissionPort = {
+      forTurn: () => ({
+        authorize: async (): Promise<Authorization> => ({ allowed: false, output: 'AGENT.PERMISSION_DENIED: the user denied this call: use npm ci', waitedMs: 5 }),
+      }),
+    };
+    const t = setup([{ toolCalls: [call('run_command', { command: 'npm install' })] }, { text: 'ok' }], { permissions });
+    await t.run();
+    expect(t.execs).toHaveLength(0);
+    expect(t.inference.requests[1]?.messages.at(-1)).toMatchObject({ role: 'tool', content: expect.stringContaining('use npm ci') });
+  });
+
+  it('cancels a running generation: turn.cancelled, the partial text kept, the session freed', async () => {
+    const t = setup([{ hang: true }]);
+    const running = t.run();
+    await expect.poll(() => t.store.types()).toContain('message.delta');
+    t.cancellation.controller.abort();
+    await running;
+    expect(await t.inference.aborted).toBe(true);
+    expect(t.store.events.at(-1)).toEqual({ type: 'turn.cancelled', turnId: TURN, userId: 'usr_test0001' });
+    expect(t.store.history.at(-1)).toEqual({ role: 'assistant', content: 'thinking' });
+    expect(t.store.record.activeTurnId).toBeNull();
+  });
+
+  it('does not run again a call whose outcome a previous run stored, nor one it left half done', async () => {
+    const t = setup([{ text: 'done' }]);
+    const a = call('run_command', { command: 'make' }, 'ca');
+    const b = call('run_command', { command: 'make deploy' }, 'cb');
+    t.store.history.push({ role: 'assistant', content: '', toolCalls: [a, b] });
+    t.store.results.set('ca', { isError: false, output: 'built' });
+    t.store.results.set('cb', 'started');
+    await t.run();
+    expect(t.execs).toHaveLength(0);
+    const results = t.store.history.filter((m) => m.role === 'tool');
+    expect(results.map((m) => m.content)).toEqual(['built', expect.stringContaining('may or may not have taken effect')]);
+  });
+
+  it('puts project then personal instructions in the system prompt and saves them on the session', async () => {
+    const t = setup([{ text: 'hi' }]);
+    await t.run();
+    const system = t.inference.requests[0]?.messages[0]?.content ?? '';
+    expect(system.indexOf('Use tabs.')).toBeGreaterThan(0);
+    expect(system.indexOf('Be brief.')).toBeGreaterThan(system.indexOf('Use tabs.'));
+    expect(t.store.instructions).toEqual({ project: { file: 'AGENTS.md', content: 'Use tabs.' }, personal: 'Be brief.' });
   });
 
   it('fails the turn with the transport code when inference is unreachable', async () => {

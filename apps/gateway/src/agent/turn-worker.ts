@@ -9,6 +9,8 @@ import { LOGGER } from '../infra/tokens';
 import { TurnRunner } from './turn-runner';
 
 const CLOSE_DEADLINE_MS = 10_000;
+/** A turn is resumed this many times after its replica died; then it fails. */
+const MAX_RESUMES = 3;
 
 /** Runs queued turns in this process; a thin processor in front of the TurnRunner. */
 @Injectable()
@@ -29,6 +31,10 @@ export class TurnWorker implements OnApplicationBootstrap, OnModuleDestroy {
       connection: this.connection,
       prefix: this.keys.bullPrefix(),
       concurrency: this.config.AGENT_CONCURRENCY,
+      // A replica that dies mid-turn loses its lock; another one moves the job back and resumes it.
+      lockDuration: this.config.AGENT_JOB_LOCK_MS,
+      stalledInterval: this.config.AGENT_JOB_LOCK_MS,
+      maxStalledCount: MAX_RESUMES,
     });
     this.worker.on('error', (err) => this.logger.error({ err }, 'turn worker error'));
     this.worker.on('failed', (job, err) => this.logger.error({ err, jobId: job?.id }, 'turn job failed'));

@@ -13,10 +13,12 @@ export function statusForCode(code: ErrorCode): number {
     case ErrorCode.ArchiveRejected:
     case ErrorCode.UnknownTool:
     case ErrorCode.InvalidToolArguments:
+    case ErrorCode.InvalidRequest:
       return 400;
     case ErrorCode.Unauthorized:
       return 401;
     case ErrorCode.Forbidden:
+    case ErrorCode.PermissionDenied:
       return 403;
     case ErrorCode.NotFound:
     case ErrorCode.FileNotFound:
@@ -24,6 +26,7 @@ export function statusForCode(code: ErrorCode): number {
       return 404;
     case ErrorCode.Conflict:
     case ErrorCode.TurnInProgress:
+    case ErrorCode.GenerationCancelled:
       return 409;
     case ErrorCode.PayloadTooLarge:
     case ErrorCode.FileTooLarge:
@@ -33,9 +36,15 @@ export function statusForCode(code: ErrorCode): number {
     case ErrorCode.SandboxUnavailable:
     case ErrorCode.SandboxTimeout:
     case ErrorCode.ModelLoadFailed:
+    case ErrorCode.InferenceBusy:
+    case ErrorCode.WorkerLost:
+    case ErrorCode.ModelDownloadFailed:
       return 503;
+    case ErrorCode.ProviderFailed:
+      return 502;
     case ErrorCode.Internal:
     case ErrorCode.GenerationFailed:
+    case ErrorCode.ToolArgumentsInvalid:
     case ErrorCode.ScriptExhausted:
     case ErrorCode.IterationLimit:
       return 500;

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { SessionEvent, StoredSessionEvent } from '@weft/contracts';
-import type { Redis } from 'ioredis';
+import type { ChainableCommander, Redis } from 'ioredis';
+import { GATEWAY_CONFIG, type GatewaySettings } from '../config';
 import { RedisKeys } from '../infra/redis-keys';
 import { REDIS } from '../infra/tokens';
 import { EVENT_FIELD, decodeEntry, encodeEvent } from './event-codec';
@@ -13,12 +14,36 @@ export class EventLogRepository {
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
     private readonly keys: RedisKeys,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewaySettings,
   ) {}
 
   async append(sessionId: string, event: SessionEvent): Promise<string> {
-    const id = await this.redis.xadd(this.keys.sessionEvents(sessionId), '*', EVENT_FIELD, encodeEvent(event));
+    const id = await this.redis.xadd(this.keys.sessionEvents(sessionId), ...this.trim(), '*', EVENT_FIELD, encodeEvent(event));
     if (!id) throw new Error('XADD returned no id');
     return id;
+  }
+
+  /** Adds the append to a transaction, so an event is logged together with the record it reports. */
+  appendTo(tx: ChainableCommander, sessionId: string, event: SessionEvent): void {
+    tx.xadd(this.keys.sessionEvents(sessionId), ...this.trim(), '*', EVENT_FIELD, encodeEvent(event));
+  }
+
+  /** Every event of the log, oldest first (for export and audit). */
+  async all(sessionId: string, batch = 1000): Promise<StoredSessionEvent[]> {
+    const out: StoredSessionEvent[] = [];
+    for (let last = '0-0'; ; ) {
+      const page = await this.rangeAfter(sessionId, last, batch);
+      out.push(...page);
+      if (page.length < batch) return out;
+      last = page.at(-1)?.id ?? last;
+    }
+  }
+
+  /** Retention (AUDIT_RETENTION_DAYS): entries older than that go as new ones come (approximate MINID). */
+  private trim(): string[] {
+    const days = this.config.AUDIT_RETENTION_DAYS;
+    if (days <= 0) return [];
+    return ['MINID', '~', String(Date.now() - days * 24 * 3600 * 1000)];
   }
 
   /** Events strictly after `afterId` (`0-0` for all), oldest first. */

@@ -33,6 +33,11 @@ export class NatsConnectionHandle {
     }
   }
 
+  /** A fire-and-forget message: plain JSON, no reply, seen by every subscriber (no queue group). */
+  publish(subject: string, payload: unknown): void {
+    this.proxy.unwrap<NatsConnection>().publish(subject, new TextEncoder().encode(JSON.stringify(payload)));
+  }
+
   async close(): Promise<void> {
     await this.proxy.close();
   }

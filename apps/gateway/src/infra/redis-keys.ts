@@ -29,6 +29,35 @@ export class RedisKeys {
   userSessions(userId: string) {
     return `${this.prefix}user:${userId}:sessions`;
   }
+  /** A scope's permission rules: one set per list (`allow`, `ask`, `deny`). */
+  permissionRules(scope: string, owner: string, list: string) {
+    return `${this.prefix}perm:${scope}:${owner}:${list}`;
+  }
+  permissionRequest(requestId: string) {
+    return `${this.prefix}permreq:${requestId}`;
+  }
+  /** The list a waiting run blocks on (BLPOP) until the request is answered. */
+  permissionAnswer(requestId: string) {
+    return `${this.prefix}permreq:${requestId}:answer`;
+  }
+  /** Call id → request id, so a resumed run finds the question it had already asked. */
+  sessionPermissionRequests(sessionId: string) {
+    return `${this.prefix}session:${sessionId}:permreqs`;
+  }
+  /** Call id → outcome of the tool call, so no call runs twice. */
+  sessionToolResults(sessionId: string) {
+    return `${this.prefix}session:${sessionId}:results`;
+  }
+  turnCancel(turnId: string) {
+    return `${this.prefix}turn:${turnId}:cancel`;
+  }
+  /** Pub/sub channel that tells every replica a turn was cancelled. */
+  turnCancelChannel() {
+    return `${this.prefix}turn-cancel`;
+  }
+  userInstructions(userId: string) {
+    return `${this.prefix}user:${userId}:instructions`;
+  }
   /** BullMQ's own prefix, so queues of two deployments never mix. */
   bullPrefix() {
     return `${this.prefix}bull`;

@@ -1,13 +1,19 @@
-import { Body, Controller, Get, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Header, HttpCode, Param, Patch, Post, Query, Res, UseGuards } from '@nestjs/common';
+import type { Response } from 'express';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
 import { UserAuthGuard } from '../auth/user-auth.guard';
 import { sessionIdSchema } from '../common/ids';
 import { ZodValidationPipe } from '../common/zod-validation.pipe';
 import {
   type CreateSessionBody,
+  type ExportQuery,
   type PostMessageBody,
+  type UpdateSessionBody,
   createSessionBodySchema,
+  exportQuerySchema,
   postMessageBodySchema,
+  turnIdSchema,
+  updateSessionBodySchema,
 } from './sessions.schemas';
 import { SessionsService } from './sessions.service';
 
@@ -32,6 +38,50 @@ export class SessionsController {
   @Get(':id')
   get(@CurrentPrincipal() p: Principal, @Param('id', sessionIdPipe) id: string) {
     return this.sessions.get(p.userId, id);
+  }
+
+  @Patch(':id')
+  update(
+    @CurrentPrincipal() p: Principal,
+    @Param('id', sessionIdPipe) id: string,
+    @Body(new ZodValidationPipe(updateSessionBodySchema)) body: UpdateSessionBody,
+  ) {
+    return this.sessions.update(p.userId, id, body);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  delete(@CurrentPrincipal() p: Principal, @Param('id', sessionIdPipe) id: string) {
+    return this.sessions.delete(p.userId, id);
+  }
+
+  @Get(':id/export')
+  async export(
+    @CurrentPrincipal() p: Principal,
+    @Param('id', sessionIdPipe) id: string,
+    @Query(new ZodValidationPipe(exportQuerySchema)) query: ExportQuery,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    const markdown = query.format === 'markdown';
+    res.attachment(`${id}.${markdown ? 'md' : 'jsonl'}`);
+    res.type(markdown ? 'text/markdown; charset=utf-8' : 'application/x-ndjson; charset=utf-8');
+    return this.sessions.export(p.userId, id, query.format);
+  }
+
+  @Get(':id/audit')
+  @Header('Content-Type', 'application/x-ndjson; charset=utf-8')
+  audit(@CurrentPrincipal() p: Principal, @Param('id', sessionIdPipe) id: string) {
+    return this.sessions.audit(p.userId, id);
+  }
+
+  @Post(':id/turns/:turnId/cancel')
+  @HttpCode(202)
+  cancel(
+    @CurrentPrincipal() p: Principal,
+    @Param('id', sessionIdPipe) id: string,
+    @Param('turnId', new ZodValidationPipe(turnIdSchema)) turnId: string,
+  ) {
+    return this.sessions.cancelTurn(p.userId, id, turnId);
   }
 
   @Post(':id/messages')

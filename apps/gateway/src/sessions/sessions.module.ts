@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { TurnControlModule } from '../agent/turn-control.module';
 import { TurnQueueModule } from '../agent/turn-queue.module';
 import { EventsModule } from '../events/events.module';
 import { ModelsModule } from '../models/models.module';
@@ -9,7 +10,7 @@ import { SessionsRepository } from './sessions.repository';
 import { SessionsService } from './sessions.service';
 
 @Module({
-  imports: [EventsModule, ModelsModule, WorkspacesModule, TurnQueueModule],
+  imports: [EventsModule, ModelsModule, WorkspacesModule, TurnQueueModule, TurnControlModule],
   controllers: [SessionsController, SessionEventsController],
   providers: [SessionsRepository, SessionsService],
   exports: [SessionsRepository],

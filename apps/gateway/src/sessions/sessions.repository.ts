@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type ChatMessage, type SessionEvent, chatMessageSchema } from '@weft/contracts';
+import type { InstructionsSummary } from '../agent/ports';
 import type { Redis } from 'ioredis';
 import { encodeEvent } from '../events/event-codec';
 import { RedisKeys } from '../infra/redis-keys';
@@ -14,6 +15,10 @@ export interface Session {
   title: string | null;
   createdAt: string;
   activeTurnId: string | null;
+  /** The session's own iteration cap; the server default when null. */
+  maxIterations: number | null;
+  /** The instructions of the latest turn, as added to its system prompt. */
+  instructions: InstructionsSummary | null;
 }
 
 export type BeginTurnOutcome = 'started' | 'busy' | 'missing';
@@ -28,7 +33,16 @@ export class SessionsRepository {
   async create(session: Session): Promise<void> {
     await this.redis
       .multi()
-      .hset(this.keys.session(session.id), { ...session, title: session.title ?? '', activeTurnId: '' })
+      .hset(this.keys.session(session.id), {
+        id: session.id,
+        ownerId: session.ownerId,
+        workspaceId: session.workspaceId,
+        model: session.model,
+        createdAt: session.createdAt,
+        title: session.title ?? '',
+        activeTurnId: '',
+        maxIterations: session.maxIterations === null ? '' : String(session.maxIterations),
+      })
       .zadd(this.keys.userSessions(session.ownerId), Date.parse(session.createdAt), session.id)
       .exec();
   }
@@ -44,7 +58,47 @@ export class SessionsRepository {
       title: r.title || null,
       createdAt: r.createdAt ?? '',
       activeTurnId: r.activeTurnId || null,
+      maxIterations: r.maxIterations ? Number(r.maxIterations) : null,
+      instructions: r.instructions ? (JSON.parse(r.instructions) as InstructionsSummary) : null,
     };
+  }
+
+  async update(sessionId: string, changes: { title?: string | null; maxIterations?: number | null }): Promise<void> {
+    const fields: Record<string, string> = {};
+    if (changes.title !== undefined) fields.title = changes.title ?? '';
+    if (changes.maxIterations !== undefined) fields.maxIterations = changes.maxIterations === null ? '' : String(changes.maxIterations);
+    if (Object.keys(fields).length > 0) await this.redis.hset(this.keys.session(sessionId), fields);
+  }
+
+  async saveInstructions(sessionId: string, instructions: InstructionsSummary): Promise<void> {
+    await this.redis.hset(this.keys.session(sessionId), 'instructions', JSON.stringify(instructions));
+  }
+
+  /** The record, its messages, log, tool outcomes, open questions and session rules, in one go. */
+  async delete(session: Session): Promise<void> {
+    const id = session.id;
+    await this.redis
+      .multi()
+      .del(
+        this.keys.session(id),
+        this.keys.sessionMessages(id),
+        this.keys.sessionEvents(id),
+        this.keys.sessionToolResults(id),
+        this.keys.sessionPermissionRequests(id),
+        ...['allow', 'ask', 'deny'].map((list) => this.keys.permissionRules('session', id, list)),
+      )
+      .zrem(this.keys.userSessions(session.ownerId), id)
+      .exec();
+  }
+
+  /** The first user message, for session lists. */
+  async firstMessage(sessionId: string): Promise<ChatMessage | undefined> {
+    const [raw] = await this.redis.lrange(this.keys.sessionMessages(sessionId), 0, 0);
+    return raw ? chatMessageSchema.parse(JSON.parse(raw)) : undefined;
+  }
+
+  async messageCount(sessionId: string): Promise<number> {
+    return this.redis.llen(this.keys.sessionMessages(sessionId));
   }
 
   /** Another user's session is reported exactly like a missing one. */

@@ -1,14 +1,29 @@
 import { workspaceIdSchema } from '@weft/contracts';
 import { z } from 'zod';
 
+const title = z.string().max(200, 'must be at most 200 characters');
+const maxIterations = z.number().int().min(1).max(500);
+
 export const createSessionBodySchema = z.strictObject({
   workspaceId: workspaceIdSchema,
   model: z.string().min(1, 'must not be empty').max(200),
-  title: z.string().max(200, 'must be at most 200 characters').optional(),
+  title: title.optional(),
+  /** This session's cap on model steps per turn, over the server's AGENT_MAX_ITERATIONS. */
+  maxIterations: maxIterations.optional(),
 });
 export type CreateSessionBody = z.infer<typeof createSessionBodySchema>;
+
+export const updateSessionBodySchema = z
+  .strictObject({ title: title.nullable().optional(), maxIterations: maxIterations.nullable().optional() })
+  .refine((body) => body.title !== undefined || body.maxIterations !== undefined, 'give title or maxIterations');
+export type UpdateSessionBody = z.infer<typeof updateSessionBodySchema>;
 
 export const postMessageBodySchema = z.strictObject({
   content: z.string().min(1, 'must not be empty').max(200_000, 'must be at most 200000 characters'),
 });
 export type PostMessageBody = z.infer<typeof postMessageBodySchema>;
+
+export const exportQuerySchema = z.object({ format: z.enum(['jsonl', 'markdown']).default('jsonl') });
+export type ExportQuery = z.infer<typeof exportQuerySchema>;
+
+export const turnIdSchema = z.string().regex(/^turn_[a-zA-Z0-9_-]{8,64}$/, 'not a turn id');

@@ -1,11 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, ErrorCode } from '@weft/contracts';
+import { TurnCancellation } from '../agent/turn-cancellation';
 import { TurnQueue } from '../agent/turn-queue';
 import { newId } from '../common/ids';
 import { EventLogRepository } from '../events/event-log.repository';
 import { ModelsService } from '../models/models.service';
 import { WorkspacesService } from '../workspaces/workspaces.service';
-import type { CreateSessionBody, PostMessageBody } from './sessions.schemas';
+import { preview, toAuditJsonl, toJsonl, toMarkdown } from './session-export';
+import type { CreateSessionBody, PostMessageBody, UpdateSessionBody } from './sessions.schemas';
 import { type Session, SessionsRepository } from './sessions.repository';
 
 @Injectable()
@@ -16,6 +18,7 @@ export class SessionsService {
     private readonly workspaces: WorkspacesService,
     private readonly models: ModelsService,
     private readonly queue: TurnQueue,
+    private readonly cancellation: TurnCancellation,
   ) {}
 
   async create(ownerId: string, body: CreateSessionBody): Promise<{ id: string }> {
@@ -29,14 +32,18 @@ export class SessionsService {
       title: body.title ?? null,
       createdAt: new Date().toISOString(),
       activeTurnId: null,
+      maxIterations: body.maxIterations ?? null,
+      instructions: null,
     };
     await this.sessions.create(session);
     return { id: session.id };
   }
 
+  /** Newest first, each with the first thing the user asked. */
   async list(ownerId: string) {
     const sessions = await this.sessions.listOwned(ownerId);
-    return { sessions: sessions.map(present) };
+    const previews = await Promise.all(sessions.map((s) => this.sessions.firstMessage(s.id)));
+    return { sessions: sessions.map((s, i) => ({ ...present(s), preview: preview(previews[i]) })) };
   }
 
   async get(ownerId: string, sessionId: string) {
@@ -45,7 +52,44 @@ export class SessionsService {
       this.sessions.messages(sessionId),
       this.events.lastId(sessionId),
     ]);
-    return { ...present(session), lastEventId, messages };
+    return { ...present(session), instructions: session.instructions, lastEventId, messages };
+  }
+
+  async update(ownerId: string, sessionId: string, body: UpdateSessionBody) {
+    await this.owned(ownerId, sessionId);
+    await this.sessions.update(sessionId, body);
+    return present(await this.owned(ownerId, sessionId));
+  }
+
+  /** A running turn must be cancelled first: its worker would write into a deleted session. */
+  async delete(ownerId: string, sessionId: string): Promise<void> {
+    const session = await this.owned(ownerId, sessionId);
+    if (session.activeTurnId) {
+      throw new AppError(ErrorCode.TurnInProgress, `Session ${sessionId} is running turn ${session.activeTurnId}; cancel it first`);
+    }
+    await this.sessions.delete(session);
+  }
+
+  async export(ownerId: string, sessionId: string, format: 'jsonl' | 'markdown'): Promise<string> {
+    const session = await this.owned(ownerId, sessionId);
+    const events = await this.events.all(sessionId);
+    if (format === 'markdown') return toMarkdown(session, events);
+    return toJsonl(session, await this.sessions.messages(sessionId), events);
+  }
+
+  async audit(ownerId: string, sessionId: string): Promise<string> {
+    await this.owned(ownerId, sessionId);
+    return toAuditJsonl(await this.events.all(sessionId));
+  }
+
+  /** Any replica: the run (wherever it is) aborts its generation or permission wait and ends `turn.cancelled`. */
+  async cancelTurn(ownerId: string, sessionId: string, turnId: string): Promise<{ turnId: string; status: 'cancelling' }> {
+    const session = await this.owned(ownerId, sessionId);
+    if (session.activeTurnId !== turnId) {
+      throw new AppError(ErrorCode.Conflict, `Turn ${turnId} is not running in session ${sessionId}`);
+    }
+    await this.cancellation.request(turnId, ownerId);
+    return { turnId, status: 'cancelling' };
   }
 
   /** Stores the message and logs it before the turn is queued, so no worker sees a turn without it. */
@@ -84,6 +128,6 @@ function notFound(sessionId: string): AppError {
   return new AppError(ErrorCode.NotFound, `Session ${sessionId} not found`);
 }
 
-function present({ id, workspaceId, model, title, createdAt, activeTurnId }: Session) {
-  return { id, workspaceId, model, title, createdAt, activeTurnId };
+function present({ id, workspaceId, model, title, createdAt, activeTurnId, maxIterations }: Session) {
+  return { id, workspaceId, model, title, createdAt, activeTurnId, maxIterations };
 }

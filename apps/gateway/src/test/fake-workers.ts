@@ -33,6 +33,9 @@ function script(request: GenerateRequest): { deltas: string[]; call?: { path: st
   return { deltas: ['Reading the README.'], call: { path: 'README.md' } };
 }
 
+export const FAKE_PATCH = 'diff --git a/README.md b/README.md\n--- a/README.md\n+++ b/README.md\n@@ -1 +1 @@\n-hello\n+hello, world\n';
+export const FAKE_WORKSPACE_BYTES = 100;
+
 @Controller()
 class FakeWorkersController {
   @MessagePattern(Routes.inferenceListModels.subject)
@@ -70,7 +73,11 @@ class FakeWorkersController {
   }
 
   @MessagePattern(Routes.toolsCreateWorkspace.subject)
-  createWorkspace(@Payload() request: { archiveBase64?: string }) {
+  createWorkspace(@Payload() request: { archiveBase64?: string; maxBytes?: number }) {
+    const size = request.archiveBase64 ? Buffer.from(request.archiveBase64, 'base64').length : 0;
+    if (request.maxBytes !== undefined && size > request.maxBytes) {
+      throw new AppError(ErrorCode.PayloadTooLarge, `The archive unpacks to ${size} bytes; your workspace quota has ${request.maxBytes} bytes left`);
+    }
     if (request.archiveBase64 && Buffer.from(request.archiveBase64, 'base64').toString().includes('evil')) {
       throw new AppError(ErrorCode.ArchiveRejected, 'Entry ../evil.txt leaves the workspace', { entry: '../evil.txt' });
     }
@@ -82,6 +89,17 @@ class FakeWorkersController {
     if (request.path === '.') return { kind: 'directory', entries: [{ name: 'README.md', type: 'file', size: 5 }] };
     if (request.path === 'README.md') return { kind: 'file', size: 5, contentBase64: Buffer.from('hello').toString('base64') };
     throw new AppError(ErrorCode.FileNotFound, `No such file: ${request.path}`);
+  }
+
+  @MessagePattern(Routes.toolsExportPatch.subject)
+  exportPatch() {
+    return { patch: FAKE_PATCH, files: 1, omitted: [] };
+  }
+
+  /** Every workspace holds FAKE_WORKSPACE_BYTES. */
+  @MessagePattern(Routes.toolsWorkspaceUsage.subject)
+  usage(@Payload() request: { workspaceIds: string[] }) {
+    return { workspaces: request.workspaceIds.map((workspaceId) => ({ workspaceId, files: 1, bytes: FAKE_WORKSPACE_BYTES })) };
   }
 
   @MessagePattern(Routes.toolsExportWorkspace.subject)

@@ -23,6 +23,15 @@ export function sendArchive(res: Response, workspaceId: string, archive: Buffer)
     .send(archive);
 }
 
+/** A git-style unified diff; empty (still 200) when nothing changed since import. */
+export function sendPatch(res: Response, workspaceId: string, patch: string): void {
+  res
+    .status(200)
+    .type('text/x-diff; charset=utf-8')
+    .setHeader('Content-Disposition', `attachment; filename="${workspaceId}.patch"`)
+    .send(patch);
+}
+
 /** Express 5 gives a `*path` wildcard as its segments. */
 export function wildcardPath(value: string | string[] | undefined): string {
   const joined = Array.isArray(value) ? value.join('/') : (value ?? '');

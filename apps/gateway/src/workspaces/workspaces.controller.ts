@@ -5,7 +5,7 @@ import { CurrentPrincipal, type Principal } from '../auth/principal';
 import { UserAuthGuard } from '../auth/user-auth.guard';
 import { ZodValidationPipe } from '../common/zod-validation.pipe';
 import { parseWorkspaceUpload } from './workspace-upload';
-import { sendArchive, sendReadPath, wildcardPath } from './workspace-responses';
+import { sendArchive, sendPatch, sendReadPath, wildcardPath } from './workspace-responses';
 import { WorkspacesService } from './workspaces.service';
 
 const workspaceId = new ZodValidationPipe(workspaceIdSchema);
@@ -40,5 +40,10 @@ export class WorkspacesController {
   @Get(':id/archive')
   async archive(@CurrentPrincipal() principal: Principal, @Param('id', workspaceId) id: string, @Res() res: Response) {
     sendArchive(res, id, await this.workspaces.exportArchive(principal.userId, id));
+  }
+
+  @Get(':id/patch')
+  async patch(@CurrentPrincipal() principal: Principal, @Param('id', workspaceId) id: string, @Res() res: Response) {
+    sendPatch(res, id, await this.workspaces.exportPatch(principal.userId, id));
   }
 }

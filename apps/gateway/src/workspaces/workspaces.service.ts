@@ -1,6 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { AppError, ErrorCode, type ReadPathResult } from '@weft/contracts';
 import { newId } from '../common/ids';
+import { GATEWAY_CONFIG, type GatewaySettings } from '../config';
+import { quotaLeft } from './workspace-quota';
 import { WorkspaceFilesClient } from './workspace-files.client';
 import type { WorkspaceUpload } from './workspace-upload';
 import { WorkspacesRepository } from './workspaces.repository';
@@ -10,12 +12,22 @@ export class WorkspacesService {
   constructor(
     private readonly workspaces: WorkspacesRepository,
     private readonly files: WorkspaceFilesClient,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewaySettings,
   ) {}
 
-  /** The files are unpacked first; the record only exists once the workspace does. */
+  /**
+   * The files are unpacked first; the record only exists once the workspace does. An archive is
+   * held to what is left of the owner's quota (two uploads racing can both pass: a soft quota).
+   */
   async create(ownerId: string, upload: WorkspaceUpload): Promise<{ id: string }> {
     const id = newId('ws');
-    await this.files.create(id, upload.kind === 'archive' ? upload.archive : undefined);
+    if (upload.kind === 'archive') {
+      const owned = await this.workspaces.listOwned(ownerId);
+      const left = quotaLeft(this.config.WORKSPACE_QUOTA_BYTES, await this.files.usedBytes(owned.map((w) => w.id)));
+      await this.files.create(id, upload.archive, left);
+    } else {
+      await this.files.create(id);
+    }
     await this.workspaces.create({ id, ownerId, createdAt: new Date().toISOString() });
     return { id };
   }
@@ -33,6 +45,11 @@ export class WorkspacesService {
   async exportArchive(ownerId: string, workspaceId: string): Promise<Buffer> {
     await this.assertOwned(ownerId, workspaceId);
     return this.files.exportArchive(workspaceId);
+  }
+
+  async exportPatch(ownerId: string, workspaceId: string): Promise<string> {
+    await this.assertOwned(ownerId, workspaceId);
+    return this.files.exportPatch(workspaceId);
   }
 
   async assertOwned(ownerId: string, workspaceId: string): Promise<void> {

@@ -1,26 +1,34 @@
 import { assertUnreachable } from '@weft/contracts';
 import type { Logger } from '@weft/logging';
 import { LlamaDriver } from '../llama/llama.driver';
-import type { ModelConfig, ModelsConfig } from '../registry/models-config.schema';
+import type { LlamaModelConfig, ModelsConfig } from '../registry/models-config.schema';
 import { ScriptedDriver } from '../scripted/scripted.driver';
-import type { InferenceDriver } from './inference-driver';
+import type { DriverHooks, InferenceDriver } from './inference-driver';
+
+export interface DriverOptions {
+  /** Where `hf:` and URL model sources are downloaded. */
+  downloadDir: string;
+  kvState?: { dir: string; maxBytes: number };
+  hooks?: DriverHooks;
+}
 
 /** One driver per provider that the registry uses. */
-export function createDrivers(config: ModelsConfig, log: Logger): InferenceDriver[] {
+export function createDrivers(config: ModelsConfig, log: Logger, options: DriverOptions): InferenceDriver[] {
   const drivers: InferenceDriver[] = [];
-  const byProvider = new Map<ModelConfig['provider'], ModelConfig[]>();
+  const llama: LlamaModelConfig[] = [];
   for (const model of config.models) {
-    byProvider.set(model.provider, [...(byProvider.get(model.provider) ?? []), model]);
-  }
-  for (const [provider, models] of byProvider) {
-    switch (provider) {
+    switch (model.provider) {
       case 'llama':
-        drivers.push(new LlamaDriver(models, log.child({ provider })));
+        llama.push(model);
+        break;
+      case 'openai':
+      case 'anthropic':
         break;
       default:
-        assertUnreachable(provider);
+        assertUnreachable(model);
     }
   }
+  if (llama.length > 0) drivers.push(new LlamaDriver(llama, log.child({ provider: 'llama' }), options));
   if (config.scripted) drivers.push(new ScriptedDriver(config.scripted.dir, log.child({ provider: 'scripted' })));
   return drivers;
 }

@@ -1,4 +1,4 @@
-import type { GenerateRequest, GenerateResult, ModelInfo } from '@weft/contracts';
+import type { GenerateRequest, GenerateResult, ModelInfo, WorkerModelStatus } from '@weft/contracts';
 
 export interface GenerateCall {
   request: GenerateRequest;
@@ -7,9 +7,16 @@ export interface GenerateCall {
   signal: AbortSignal;
 }
 
-/** One provider of models (llama.cpp, scripted, later remote APIs); picked per model by config. */
+/** What drivers report to the rest of the worker (metrics). */
+export interface DriverHooks {
+  modelLoaded?(modelId: string, seconds: number): void;
+}
+
+/** One provider of models (llama.cpp, scripted, remote APIs); picked per model by config. */
 export interface InferenceDriver {
   listModels(): Promise<ModelInfo[]>;
+  /** Load and free capacity per model, for the heartbeat and the metrics. */
+  status(): Promise<WorkerModelStatus[]>;
   /** Generates one assistant message; tool calls are returned, never executed. */
   generate(modelId: string, call: GenerateCall): Promise<GenerateResult>;
   dispose(): Promise<void>;

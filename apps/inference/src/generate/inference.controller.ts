@@ -1,23 +1,35 @@
-import { Controller } from '@nestjs/common';
+import { Controller, type Type } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { Routes, type GenerateChunk, type GenerateRequest, type ListModelsResult } from '@weft/contracts';
+import {
+  Routes,
+  inferenceWorkerGenerateSubject,
+  type GenerateChunk,
+  type GenerateRequest,
+  type ListModelsResult,
+} from '@weft/contracts';
 import { ZodPayloadPipe } from '@weft/messaging';
 import type { Observable } from 'rxjs';
 import { InferenceService } from './inference.service';
 
-@Controller()
-export class InferenceController {
-  constructor(private readonly inference: InferenceService) {}
+/**
+ * The worker's request handlers. `generate` listens on the shared subject (queue group: any
+ * replica) and on this worker's own subject, where the gateway sends a session whose KV cache
+ * this worker holds.
+ */
+export function createInferenceController(workerId: string): Type<unknown> {
+  @Controller()
+  class InferenceController {
+    constructor(private readonly inference: InferenceService) {}
 
-  @MessagePattern(Routes.inferenceGenerate.subject)
-  generate(
-    @Payload(new ZodPayloadPipe(Routes.inferenceGenerate.request)) request: GenerateRequest,
-  ): Observable<GenerateChunk> {
-    return this.inference.generate(request);
-  }
+    @MessagePattern([Routes.inferenceGenerate.subject, inferenceWorkerGenerateSubject(workerId)])
+    generate(@Payload(new ZodPayloadPipe(Routes.inferenceGenerate.request)) request: GenerateRequest): Observable<GenerateChunk> {
+      return this.inference.generate(request);
+    }
 
-  @MessagePattern(Routes.inferenceListModels.subject)
-  listModels(@Payload(new ZodPayloadPipe(Routes.inferenceListModels.request)) _request: object): Promise<ListModelsResult> {
-    return this.inference.listModels();
+    @MessagePattern(Routes.inferenceListModels.subject)
+    listModels(@Payload(new ZodPayloadPipe(Routes.inferenceListModels.request)) _request: object): Promise<ListModelsResult> {
+      return this.inference.listModels();
+    }
   }
+  return InferenceController;
 }

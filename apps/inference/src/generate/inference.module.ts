@@ -1,20 +1,35 @@
-import { Module } from '@nestjs/common';
+import { type DynamicModule, Module } from '@nestjs/common';
+import type { InferenceConfig } from '@weft/config';
 import type { Logger } from '@weft/logging';
 import { createDrivers } from '../drivers/create-drivers';
+import type { InferenceMetrics } from '../metrics/inference-metrics';
 import type { ModelsConfig } from '../registry/models-config.schema';
-import { INFERENCE_DRIVERS, LOGGER, MODELS_CONFIG } from '../tokens';
-import { InferenceController } from './inference.controller';
+import { INFERENCE_CONFIG, INFERENCE_DRIVERS, INFERENCE_METRICS, LOGGER, MODELS_CONFIG, WORKER_IDENTITY, type WorkerIdentity } from '../tokens';
+import { createInferenceController } from './inference.controller';
 import { InferenceService } from './inference.service';
 
-@Module({
-  controllers: [InferenceController],
-  providers: [
-    InferenceService,
-    {
-      provide: INFERENCE_DRIVERS,
-      inject: [MODELS_CONFIG, LOGGER],
-      useFactory: (config: ModelsConfig, log: Logger) => createDrivers(config, log),
-    },
-  ],
-})
-export class InferenceModule {}
+@Module({})
+export class InferenceModule {
+  static forWorker(workerId: string): DynamicModule {
+    return {
+      module: InferenceModule,
+      controllers: [createInferenceController(workerId)],
+      providers: [
+        InferenceService,
+        {
+          provide: INFERENCE_DRIVERS,
+          inject: [MODELS_CONFIG, INFERENCE_CONFIG, LOGGER, INFERENCE_METRICS, WORKER_IDENTITY],
+          useFactory: (models: ModelsConfig, config: InferenceConfig, log: Logger, metrics: InferenceMetrics, worker: WorkerIdentity) =>
+            createDrivers(models, log, {
+              downloadDir: models.downloadDir ?? config.MODELS_DIR,
+              kvState: config.KV_STATE_DIR
+                ? { dir: `${config.KV_STATE_DIR}/${worker.workerId}`, maxBytes: config.KV_STATE_MAX_BYTES }
+                : undefined,
+              hooks: { modelLoaded: (model, seconds) => metrics.modelLoaded(model, seconds) },
+            }),
+        },
+      ],
+      exports: [InferenceService],
+    };
+  }
+}

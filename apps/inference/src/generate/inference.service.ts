@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import {
   AppError,
@@ -5,58 +6,140 @@ import {
   type GenerateChunk,
   type GenerateRequest,
   type ListModelsResult,
+  type WorkerModelStatus,
 } from '@weft/contracts';
 import type { Logger } from '@weft/logging';
 import { Observable } from 'rxjs';
 import type { InferenceDriver } from '../drivers/inference-driver';
-import { INFERENCE_DRIVERS, LOGGER } from '../tokens';
+import type { InferenceMetrics } from '../metrics/inference-metrics';
+import { INFERENCE_DRIVERS, INFERENCE_METRICS, LOGGER, WORKER_IDENTITY, type WorkerIdentity } from '../tokens';
 
-/** Routes a request to the driver that serves its model and turns the result into a stream. */
+interface InFlight {
+  abort: AbortController;
+  done: Promise<unknown>;
+}
+
+/**
+ * Routes a request to the driver that serves its model and turns the result into a stream.
+ * Keeps every running generation by request id, so a cancel message or a drain can end it.
+ */
 @Injectable()
 export class InferenceService implements OnApplicationShutdown {
+  private readonly inFlight = new Map<string, InFlight>();
+  private draining = false;
+
   constructor(
     @Inject(INFERENCE_DRIVERS) private readonly drivers: InferenceDriver[],
     @Inject(LOGGER) private readonly log: Logger,
-  ) {}
+    @Inject(INFERENCE_METRICS) private readonly metrics: InferenceMetrics,
+    @Inject(WORKER_IDENTITY) private readonly worker: WorkerIdentity,
+  ) {
+    metrics.attach(this);
+  }
+
+  get running(): number {
+    return this.inFlight.size;
+  }
+
+  get isDraining(): boolean {
+    return this.draining;
+  }
 
   async listModels(): Promise<ListModelsResult> {
     const lists = await Promise.all(this.drivers.map((d) => d.listModels()));
     return { models: lists.flat() };
   }
 
+  async status(): Promise<WorkerModelStatus[]> {
+    const lists = await Promise.all(this.drivers.map((d) => d.status()));
+    return lists.flat();
+  }
+
   /** Text deltas as they are generated, then one `done`; unsubscribing aborts the generation. */
   generate(request: GenerateRequest): Observable<GenerateChunk> {
     return new Observable<GenerateChunk>((subscriber) => {
+      if (this.draining) {
+        subscriber.error(new AppError(ErrorCode.InferenceBusy, `Worker ${this.worker.workerId} is draining`, { draining: true }, true));
+        return undefined;
+      }
+      const requestId = request.requestId ?? `internal-${randomUUID()}`;
+      if (this.inFlight.has(requestId)) {
+        subscriber.error(new AppError(ErrorCode.InvalidRequest, `Request ${requestId} is already running`, { requestId }));
+        return undefined;
+      }
       const abort = new AbortController();
-      this.run(request, abort.signal, (text) => subscriber.next({ type: 'delta', text })).then(
+      const done = this.run(request, abort.signal, (text) => subscriber.next({ type: 'delta', text })).then(
         (chunk) => {
           subscriber.next(chunk);
           subscriber.complete();
         },
         (error: unknown) => subscriber.error(error),
       );
-      return () => abort.abort(new AppError(ErrorCode.GenerationFailed, 'Generation cancelled'));
+      this.inFlight.set(requestId, { abort, done });
+      void done.finally(() => this.inFlight.delete(requestId));
+      return () => abort.abort(new AppError(ErrorCode.GenerationCancelled, 'Generation cancelled', { requestId }));
     });
   }
 
+  /** Aborts the generation with this id if it runs here; its sequence is free again at once. */
+  cancel(requestId: string): boolean {
+    const running = this.inFlight.get(requestId);
+    if (!running) return false;
+    this.log.info({ requestId }, 'cancelling generation');
+    running.abort.abort(new AppError(ErrorCode.GenerationCancelled, 'Generation cancelled by the caller', { requestId }));
+    return true;
+  }
+
+  /**
+   * Stops taking requests (they get INFERENCE.BUSY, so the gateway tries another worker) and
+   * waits for the running ones; those still running at the deadline are cancelled.
+   */
+  async drain(timeoutMs: number): Promise<void> {
+    this.draining = true;
+    const pending = [...this.inFlight.values()];
+    if (pending.length === 0) return;
+    this.log.info({ inFlight: pending.length, timeoutMs }, 'draining');
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)));
+    const outcome = await Promise.race([Promise.allSettled(pending.map((p) => p.done)), deadline]);
+    clearTimeout(timer);
+    if (outcome === 'timeout') {
+      for (const [requestId, running] of this.inFlight) {
+        running.abort.abort(new AppError(ErrorCode.GenerationCancelled, 'The worker shut down before the generation ended', { requestId }, true));
+      }
+      await Promise.allSettled([...this.inFlight.values()].map((p) => p.done));
+    }
+  }
+
   async onApplicationShutdown(): Promise<void> {
+    for (const running of this.inFlight.values()) {
+      running.abort.abort(new AppError(ErrorCode.GenerationCancelled, 'The worker shut down', {}, true));
+    }
+    await Promise.allSettled([...this.inFlight.values()].map((p) => p.done));
     await Promise.all(this.drivers.map((d) => d.dispose()));
   }
 
-  private async run(request: GenerateRequest, signal: AbortSignal, onDelta: (text: string) => void) {
-    const driver = await this.driverFor(request.model);
-    const result = await driver.generate(request.model, { request, onDelta, signal });
-    this.log.info(
-      {
-        model: request.model,
-        sessionId: request.sessionId,
-        finishReason: result.finishReason,
-        usage: result.usage,
-        timings: result.timings,
-      },
-      'generation done',
-    );
-    return { type: 'done', result } satisfies GenerateChunk;
+  private async run(request: GenerateRequest, signal: AbortSignal, onDelta: (text: string) => void): Promise<GenerateChunk> {
+    const log = this.log.child({ model: request.model, sessionId: request.sessionId, requestId: request.requestId });
+    let lastDeltaAt: number | undefined;
+    const timedDelta = (text: string) => {
+      const now = performance.now();
+      if (lastDeltaAt !== undefined) this.metrics.interTokenGap(request.model, (now - lastDeltaAt) / 1000);
+      lastDeltaAt = now;
+      onDelta(text);
+    };
+    try {
+      const driver = await this.driverFor(request.model);
+      const result = { ...(await driver.generate(request.model, { request, onDelta: timedDelta, signal })), workerId: this.worker.workerId };
+      this.metrics.completed(request.model, result);
+      log.info({ finishReason: result.finishReason, usage: result.usage, timings: result.timings }, 'generation done');
+      return { type: 'done', result };
+    } catch (error) {
+      const code = error instanceof AppError ? error.code : ErrorCode.Internal;
+      this.metrics.failed(request.model, code);
+      if (code === ErrorCode.GenerationCancelled) log.info('generation cancelled');
+      throw error;
+    }
   }
 
   private async driverFor(modelId: string): Promise<InferenceDriver> {

@@ -66,11 +66,15 @@ describe('toChatHistory', () => {
 });
 
 describe('toChatFunctions', () => {
-  it('keys tool definitions by name with their JSON Schema as params', () => {
-    const parameters = { type: 'object', properties: { path: { type: 'string' } } };
-    expect(toChatFunctions([{ name: 'list_directory', description: 'List a folder', parameters }])).toEqual({
-      list_directory: { description: 'List a folder', params: parameters },
+  it('keys tool definitions by name with their JSON Schema, strings capped, as params', () => {
+    const parameters = { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] };
+    const limits = { maxStringChars: 100, maxArrayItems: 10 };
+    expect(toChatFunctions([{ name: 'list_directory', description: 'List a folder', parameters }], limits)).toEqual({
+      list_directory: {
+        description: 'List a folder',
+        params: { type: 'object', properties: { path: { type: 'string', maxLength: 100 } } },
+      },
     });
-    expect(toChatFunctions([])).toBeUndefined();
+    expect(toChatFunctions([], limits)).toBeUndefined();
   });
 });

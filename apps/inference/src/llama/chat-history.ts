@@ -1,5 +1,6 @@
 import type { ChatMessage, ToolDefinition } from '@weft/contracts';
 import type { ChatHistoryItem, ChatModelFunctionCall, ChatModelFunctions, ChatModelResponse } from 'node-llama-cpp';
+import { toGrammarSchema, type GrammarSchemaOptions } from '../tool-calls/grammar-schema';
 
 /**
  * Maps Weft messages to node-llama-cpp's chat history. An assistant turn that called tools, the
@@ -56,13 +57,22 @@ export function toChatHistory(messages: readonly ChatMessage[]): ChatHistoryItem
   return history;
 }
 
-/** Tool definitions as node-llama-cpp functions; their JSON Schema constrains the arguments. */
-export function toChatFunctions(tools: readonly ToolDefinition[] | undefined): ChatModelFunctions | undefined {
+/**
+ * Tool definitions as node-llama-cpp functions. Their JSON Schema, reduced to what the grammar
+ * can express and with every string capped, constrains the arguments.
+ */
+export function toChatFunctions(
+  tools: readonly ToolDefinition[] | undefined,
+  limits: GrammarSchemaOptions,
+): ChatModelFunctions | undefined {
   if (!tools?.length) return undefined;
   return Object.fromEntries(
     tools.map((tool) => [
       tool.name,
-      { description: tool.description, params: tool.parameters as ChatModelFunctions[string]['params'] },
+      {
+        description: tool.description,
+        params: toGrammarSchema(tool.parameters, limits) as ChatModelFunctions[string]['params'],
+      },
     ]),
   );
 }

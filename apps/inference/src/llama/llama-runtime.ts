@@ -1,4 +1,5 @@
 import type { Logger } from '@weft/logging';
+import { patchNumberGrammar } from './number-grammar-patch';
 
 // node-llama-cpp is ESM-only and this app compiles to CommonJS: load it with a dynamic import
 // (kept as-is by swc and tsc) and take its types from the same import.
@@ -33,6 +34,9 @@ export class LlamaRuntime {
 
   private async start(): Promise<LlamaBackend> {
     const lib = await import('node-llama-cpp');
+    if (!(await patchNumberGrammar())) {
+      this.log.warn('could not tighten node-llama-cpp number grammar; tool arguments are still validated after generation');
+    }
     const llama = await lib.getLlama({
       gpu: 'auto',
       // Never compile llama.cpp at runtime: the prebuilt binaries ship with the package.

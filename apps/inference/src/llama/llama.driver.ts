@@ -1,28 +1,59 @@
-import { AppError, ErrorCode, type GenerateResult, type ModelInfo } from '@weft/contracts';
+import { join } from 'node:path';
+import { AppError, ErrorCode, type GenerateResult, type ModelInfo, type WorkerModelStatus } from '@weft/contracts';
 import type { Logger } from '@weft/logging';
-import type { GenerateCall, InferenceDriver } from '../drivers/inference-driver';
-import type { LlamaModelConfig } from '../registry/models-config.schema';
+import type { DriverHooks, GenerateCall, InferenceDriver } from '../drivers/inference-driver';
+import type { ChatTemplate, LlamaModelConfig } from '../registry/models-config.schema';
 import { assertLoadableGguf } from './gguf-preflight';
 import { LoadedModel } from './loaded-model';
-import { LlamaRuntime } from './llama-runtime';
+import { LlamaRuntime, type ChatWrapper, type LlamaBackend, type LlamaModel } from './llama-runtime';
+import { resolveRemoteModel } from './model-source';
+import { SessionStateStore } from './session-state-store';
+
+export interface LlamaDriverOptions {
+  /** Where `hf:` and URL sources are downloaded. */
+  downloadDir: string;
+  /** Saves evicted sessions' KV caches under this folder when set. */
+  kvState?: { dir: string; maxBytes: number };
+  hooks?: DriverHooks;
+}
+
+/** Sessions listed per model in a heartbeat, most recent first. */
+const MAX_ANNOUNCED_SESSIONS = 256;
 
 /**
  * Serves GGUF models with node-llama-cpp. A model is loaded on its first request; one that fails
  * to load is a typed error for that request and is tried again on the next, the worker stays up.
  */
 export class LlamaDriver implements InferenceDriver {
-  private readonly loaded = new Map<string, Promise<LoadedModel>>();
+  private readonly loading = new Map<string, Promise<LoadedModel>>();
+  private readonly ready = new Map<string, LoadedModel>();
   private readonly runtime: LlamaRuntime;
 
   constructor(
     private readonly models: readonly LlamaModelConfig[],
     private readonly log: Logger,
+    private readonly options: LlamaDriverOptions,
   ) {
     this.runtime = new LlamaRuntime(log);
   }
 
   async listModels(): Promise<ModelInfo[]> {
-    return this.models.map((m) => ({ id: m.id, provider: 'llama', contextSize: m.contextSize }));
+    return this.models.map(info);
+  }
+
+  async status(): Promise<WorkerModelStatus[]> {
+    return this.models.map((config) => {
+      const loaded = this.ready.get(config.id);
+      const stats = loaded?.stats();
+      return {
+        ...info(config),
+        loaded: loaded !== undefined,
+        freeSequences: stats?.free ?? config.sequences,
+        queued: stats?.queued ?? 0,
+        maxQueue: config.maxQueue,
+        cachedSessions: (stats?.sessions ?? []).slice(0, MAX_ANNOUNCED_SESSIONS),
+      };
+    });
   }
 
   async generate(modelId: string, call: GenerateCall): Promise<GenerateResult> {
@@ -30,9 +61,15 @@ export class LlamaDriver implements InferenceDriver {
     return model.generate(call);
   }
 
+  /** Loads every model now instead of on first use (a worker that should be warm at start). */
+  async preload(): Promise<void> {
+    await Promise.allSettled(this.models.map((m) => this.load(m.id)));
+  }
+
   async dispose(): Promise<void> {
-    const models = await Promise.allSettled(this.loaded.values());
-    this.loaded.clear();
+    const models = await Promise.allSettled(this.loading.values());
+    this.loading.clear();
+    this.ready.clear();
     for (const result of models) {
       if (result.status === 'fulfilled') await result.value.dispose();
     }
@@ -42,44 +79,71 @@ export class LlamaDriver implements InferenceDriver {
   private load(modelId: string): Promise<LoadedModel> {
     const config = this.models.find((m) => m.id === modelId);
     if (!config) throw new AppError(ErrorCode.UnknownModel, `Unknown model "${modelId}"`, { model: modelId });
-    let loading = this.loaded.get(modelId);
+    let loading = this.loading.get(modelId);
     if (!loading) {
       loading = this.open(config);
-      this.loaded.set(modelId, loading);
-      void loading.catch(() => this.loaded.delete(modelId));
+      this.loading.set(modelId, loading);
+      loading.then(
+        (model) => this.ready.set(modelId, model),
+        () => this.loading.delete(modelId),
+      );
     }
     return loading;
   }
 
   private async open(config: LlamaModelConfig): Promise<LoadedModel> {
     const started = performance.now();
+    const backend = await this.runtime.get();
+    const path = config.remote
+      ? await resolveRemoteModel(backend.lib, config.id, config.remote, this.options.downloadDir, this.log)
+      : config.path;
     try {
-      const { lib, llama } = await this.runtime.get();
-      await assertLoadableGguf(lib, config.path);
-      const model = await llama.loadModel({ modelPath: config.path, gpuLayers: config.gpuLayers });
+      await assertLoadableGguf(backend.lib, path);
+      const model = await backend.llama.loadModel({ modelPath: path, gpuLayers: config.gpuLayers });
       const context = await model
-        .createContext({ contextSize: config.contextSize, sequences: config.sequences, threads: config.threads })
+        .createContext({
+          contextSize: config.contextSize,
+          sequences: config.sequences,
+          threads: config.threads,
+          batchSize: config.batchSize,
+        })
         .catch(async (error: unknown) => {
           await model.dispose();
           throw error;
         });
-      const chatWrapper = lib.resolveChatWrapper(model);
-      const loaded = new LoadedModel(lib, model, context, chatWrapper);
-      this.log.info(
-        { model: config.id, chatWrapper: chatWrapper.wrapperName, ms: Math.round(performance.now() - started) },
-        'model loaded',
-      );
+      const chatWrapper = resolveWrapper(backend, model, config.chatTemplate);
+      const kv = this.options.kvState;
+      const states = kv && new SessionStateStore(join(kv.dir, safeName(config.id)), kv.maxBytes, this.log.child({ model: config.id }));
+      const loaded = new LoadedModel(backend, model, context, chatWrapper, config, this.log.child({ model: config.id }), states);
+      const seconds = (performance.now() - started) / 1000;
+      this.options.hooks?.modelLoaded?.(config.id, seconds);
+      this.log.info({ model: config.id, chatWrapper: chatWrapper.wrapperName, ms: Math.round(seconds * 1000) }, 'model loaded');
       return loaded;
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      this.log.error({ model: config.id, path: config.path, err: error }, 'model failed to load');
-      throw new AppError(
-        ErrorCode.ModelLoadFailed,
-        `Model "${config.id}" could not be loaded: ${reason}`,
-        { model: config.id },
-        false,
-        { cause: error },
-      );
+      this.log.error({ model: config.id, path, err: error }, 'model failed to load');
+      throw new AppError(ErrorCode.ModelLoadFailed, `Model "${config.id}" could not be loaded: ${reason}`, { model: config.id }, false, {
+        cause: error,
+      });
     }
   }
+}
+
+function info(config: LlamaModelConfig): ModelInfo {
+  return {
+    id: config.id,
+    provider: 'llama',
+    contextSize: config.contextSize,
+    sequences: config.sequences,
+    ...(config.roles.length > 0 ? { roles: config.roles } : {}),
+  };
+}
+
+function resolveWrapper({ lib }: LlamaBackend, model: LlamaModel, template: ChatTemplate): ChatWrapper {
+  if (typeof template === 'object') return new lib.JinjaTemplateChatWrapper({ template: template.jinja });
+  return lib.resolveChatWrapper(model, { type: template });
+}
+
+function safeName(id: string): string {
+  return id.replace(/[^A-Za-z0-9._-]/g, '_');
 }

@@ -1,114 +1,235 @@
-import { randomUUID } from 'node:crypto';
-import { AppError, ErrorCode, type GenerateResult, type ToolCall } from '@weft/contracts';
+import { AppError, ErrorCode, type ChatMessage, type GenerateResult, type ToolCall } from '@weft/contracts';
+import type { Logger } from '@weft/logging';
 import type { GenerateCall } from '../drivers/inference-driver';
+import type { LlamaModelConfig } from '../registry/models-config.schema';
+import type { JsonSchema } from '../tool-calls/grammar-schema';
+import { toToolCalls, type RawToolCall } from '../tool-calls/to-tool-calls';
+import {
+  forcedCallInstruction,
+  forcedCallSchema,
+  grammarLimits,
+  replyMode,
+  type ReplyMode,
+} from '../tool-calls/tool-choice';
 import { toChatFunctions, toChatHistory } from './chat-history';
-import type { ChatWrapper, LlamaContext, LlamaContextSequence, LlamaModel, NodeLlamaCpp } from './llama-runtime';
-import { SequencePool } from './sequence-pool';
+import type { ChatWrapper, Llama, LlamaBackend, LlamaContext, LlamaContextSequence, LlamaModel, NodeLlamaCpp } from './llama-runtime';
+import { commonPrefixLength, fitPrompt } from './prompt-fit';
+import { resolveSampling } from './sampling';
+import { SequencePool, type PoolStats, type SequenceLease } from './sequence-pool';
+import type { SessionStateStore } from './session-state-store';
 
 type ChatHistory = ReturnType<typeof toChatHistory>;
-type ChatFunctions = ReturnType<typeof toChatFunctions>;
-
-/** Covers the few tokens the generation adds after the rendered history (the reply's prefix). */
-const PROMPT_MARGIN_TOKENS = 16;
-
+/** A compiled grammar; node-llama-cpp's JSON-schema grammar is one. */
+type JsonGrammar = InstanceType<NodeLlamaCpp['LlamaGrammar']>;
 type StopReason = 'eogToken' | 'stopGenerationTrigger' | 'functionCalls' | 'maxTokens' | 'abort' | 'customStopTrigger';
 
-/** One GGUF in memory: its context, its chat wrapper (resolved once) and a pool of sequences. */
+/** Compiled grammars kept per model (JSON-schema replies and forced tool calls repeat). */
+const GRAMMAR_CACHE_SIZE = 32;
+
+interface Rendered {
+  history: ChatHistory;
+  tokens: number[];
+}
+
+/**
+ * One GGUF in memory: its context, its chat wrapper (resolved once) and a pool of sequences.
+ * A session's sequence keeps its tokens between requests, so node-llama-cpp evaluates only what
+ * follows the longest common prefix; evicted sessions can be saved to disk and restored.
+ */
 export class LoadedModel {
   private readonly pool: SequencePool<LlamaContextSequence>;
+  private readonly grammars = new Map<string, Promise<JsonGrammar>>();
 
   constructor(
-    private readonly lib: NodeLlamaCpp,
+    private readonly backend: LlamaBackend,
     private readonly model: LlamaModel,
     private readonly context: LlamaContext,
     private readonly chatWrapper: ChatWrapper,
+    private readonly config: LlamaModelConfig,
+    private readonly log: Logger,
+    private readonly states?: SessionStateStore,
   ) {
     const sequences = Array.from({ length: context.totalSequences }, () => context.getSequence());
-    this.pool = new SequencePool(sequences);
+    this.pool = new SequencePool(sequences, config.maxQueue);
   }
 
   get contextSize(): number {
     return this.context.contextSize;
   }
 
+  stats(): PoolStats {
+    const stats = this.pool.stats();
+    const saved = this.states?.sessions() ?? [];
+    return { ...stats, sessions: [...new Set([...stats.sessions, ...saved])] };
+  }
+
   async generate({ request, onDelta, signal }: GenerateCall): Promise<GenerateResult> {
     const started = performance.now();
+    const mode = replyMode(request);
+    const limits = grammarLimits(
+      mode.kind === 'json' ? mode.schema : mode.kind === 'text' ? [] : mode.tools,
+      Math.min(request.maxTokens ?? this.contextSize, this.contextSize),
+    );
+    const functions = mode.kind === 'tools' ? toChatFunctions(mode.tools, limits) : undefined;
+    const fitted = fitPrompt(request.messages, this.contextSize, request.contextOverflow ?? 'error', (messages) => {
+      const rendered = this.render(messages, mode, functions);
+      return { rendered, tokens: rendered.tokens.length };
+    });
+    const maxTokens = Math.min(request.maxTokens ?? fitted.room, fitted.room);
+    const grammar = await this.grammarFor(mode, limits);
+
     const lease = await this.pool.acquire(request.sessionId, signal);
-    const chat = new this.lib.LlamaChat({ contextSequence: lease.sequence, chatWrapper: this.chatWrapper });
-    const meterBefore = lease.sequence.tokenMeter.getState();
+    const queuedMs = performance.now() - started;
+    const chat = new this.backend.lib.LlamaChat({ contextSequence: lease.sequence, chatWrapper: this.chatWrapper });
     let firstTokenAt: number | undefined;
     const markFirst = () => (firstTokenAt ??= performance.now());
     try {
-      const history = toChatHistory(request.messages);
-      const functions = toChatFunctions(request.tools);
-      const response = await chat.generateResponse(history, {
-        functions,
-        maxTokens: this.replyBudget(history, functions, request.maxTokens),
-        temperature: request.temperature,
-        seed: request.seed,
+      await this.prepareSequence(lease, request.sessionId);
+      const promptTokens = fitted.rendered.tokens.length;
+      const cachedTokens = Math.min(commonPrefixLength(lease.sequence.contextTokens, fitted.rendered.tokens), Math.max(promptTokens - 1, 0));
+      const meterBefore = lease.sequence.tokenMeter.getState();
+      const common = {
+        ...resolveSampling(request, this.config.sampling),
+        maxTokens,
         signal,
         onToken: markFirst,
-        onFunctionCallParamsChunk: markFirst,
-        onTextChunk: (text) => {
+        onTextChunk: (text: string) => {
           markFirst();
-          if (text) onDelta(text);
+          if (text && mode.kind !== 'forced-tool') onDelta(text);
         },
-      });
+      };
+      const response = grammar
+        ? await chat.generateResponse(fitted.rendered.history, { ...common, grammar })
+        : await chat.generateResponse(fitted.rendered.history, { ...common, functions, onFunctionCallParamsChunk: markFirst });
       const used = lease.sequence.tokenMeter.diff(meterBefore);
-      const toolCalls = (response.functionCalls ?? []).map(toToolCall);
+      const stopReason = response.metadata.stopReason as StopReason;
+      const { text, toolCalls } = this.interpret(mode, response.response, response.functionCalls, stopReason, limits.maxStringChars);
       return {
-        text: response.response,
+        text,
         toolCalls,
-        finishReason: finishReason(response.metadata.stopReason, toolCalls.length),
-        usage: { promptTokens: used.usedInputTokens, completionTokens: used.usedOutputTokens },
+        finishReason: finishReason(stopReason, toolCalls.length),
+        usage: {
+          promptTokens,
+          completionTokens: used.usedOutputTokens,
+          cachedTokens,
+          // Measured by llama.cpp's token meter: the prompt's last token is evaluated with logits.
+          evaluatedTokens: used.usedInputTokens + (used.usedOutputTokens > 0 ? 1 : 0),
+        },
         timings: {
           timeToFirstTokenMs: firstTokenAt === undefined ? undefined : firstTokenAt - started,
           totalMs: performance.now() - started,
+          queuedMs,
         },
+        ...(fitted.droppedMessages > 0 ? { droppedMessages: fitted.droppedMessages } : {}),
       };
     } catch (error) {
-      if (signal.aborted || error instanceof AppError) throw error;
-      throw new AppError(ErrorCode.GenerationFailed, `Generation failed: ${errorMessage(error)}`, {}, true, {
-        cause: error,
-      });
+      if (signal.aborted) throw signal.reason instanceof AppError ? signal.reason : error;
+      if (error instanceof AppError) throw error;
+      if (error instanceof Error && error.name === 'LlamaFunctionCallValidationError') {
+        throw new AppError(ErrorCode.ToolArgumentsInvalid, `The model produced an invalid tool call: ${error.message}`, {}, true, {
+          cause: error,
+        });
+      }
+      throw new AppError(ErrorCode.GenerationFailed, `Generation failed: ${errorMessage(error)}`, {}, true, { cause: error });
     } finally {
       chat.dispose({ disposeSequence: false });
       lease.release();
     }
   }
 
-  /**
-   * A reply may use what the prompt leaves of the context, never more: past that llama.cpp
-   * would have to shift the context, which silently drops history. A prompt that does not fit
-   * at all is a typed error with the numbers.
-   */
-  private replyBudget(history: ChatHistory, functions: ChatFunctions, requested: number | undefined): number {
-    const { contextText } = this.chatWrapper.generateContextState({ chatHistory: history, availableFunctions: functions });
-    const promptTokens = contextText.tokenize(this.model.tokenizer).length + PROMPT_MARGIN_TOKENS;
-    const room = this.context.contextSize - promptTokens;
-    if (room <= 0) {
-      throw new AppError(
-        ErrorCode.ContextLengthExceeded,
-        `The prompt needs about ${promptTokens} tokens but the model's context holds ${this.context.contextSize}`,
-        { promptTokens, contextSize: this.context.contextSize },
-      );
-    }
-    return Math.min(requested ?? room, room);
-  }
-
   async dispose(): Promise<void> {
     await this.context.dispose();
     await this.model.dispose();
   }
+
+  private render(messages: ChatMessage[], mode: ReplyMode, functions: ReturnType<typeof toChatFunctions>): Rendered {
+    const history = toChatHistory(messages);
+    if (mode.kind === 'forced-tool') history.push({ type: 'system', text: forcedCallInstruction(mode.tools) });
+    const { contextText } = this.chatWrapper.generateContextState({ chatHistory: history, availableFunctions: functions });
+    return { history, tokens: contextText.tokenize(this.model.tokenizer) };
+  }
+
+  /** Saves the session this sequence is about to forget, and restores the caller's if it was saved. */
+  private async prepareSequence(lease: SequenceLease<LlamaContextSequence>, sessionId: string | undefined): Promise<void> {
+    if (!this.states) return;
+    const { sequence } = lease;
+    if (lease.evictedSessionId && sequence.contextTokens.length > 0) {
+      const evicted = lease.evictedSessionId;
+      await this.states
+        .save(evicted, (path) => sequence.saveStateToFile(path))
+        .catch((err: unknown) => this.log.warn({ err, sessionId: evicted }, 'could not save evicted session state'));
+    }
+    if (lease.reused || !sessionId || !this.states.has(sessionId)) return;
+    const restored = await this.states
+      .restore(sessionId, (path) => sequence.loadStateFromFile(path, { acceptRisk: true }))
+      .catch(async (err: unknown) => {
+        this.log.warn({ err, sessionId }, 'could not restore session state; recomputing');
+        await sequence.clearHistory();
+        return false;
+      });
+    if (restored) this.log.debug({ sessionId, tokens: sequence.contextTokens.length }, 'restored session KV state');
+  }
+
+  private grammarFor(mode: ReplyMode, limits: Parameters<typeof forcedCallSchema>[1]): Promise<JsonGrammar> | undefined {
+    let schema: JsonSchema;
+    if (mode.kind === 'json') schema = mode.schema;
+    else if (mode.kind === 'forced-tool') schema = forcedCallSchema(mode.tools, limits);
+    else return undefined;
+    const key = JSON.stringify(schema);
+    let grammar = this.grammars.get(key);
+    if (!grammar) {
+      grammar = this.backend.llama
+        .createGrammarForJsonSchema(schema as Parameters<Llama['createGrammarForJsonSchema']>[0])
+        .then((compiled): JsonGrammar => compiled)
+        .catch((error: unknown) => {
+          this.grammars.delete(key);
+          throw new AppError(ErrorCode.InvalidRequest, `The JSON Schema cannot be turned into a grammar: ${errorMessage(error)}`, {}, false, {
+            cause: error,
+          });
+        });
+      this.grammars.set(key, grammar);
+      if (this.grammars.size > GRAMMAR_CACHE_SIZE) this.grammars.delete(this.grammars.keys().next().value as string);
+    } else {
+      // Refresh its place in the LRU order.
+      this.grammars.delete(key);
+      this.grammars.set(key, grammar);
+    }
+    return grammar;
+  }
+
+  private interpret(
+    mode: ReplyMode,
+    text: string,
+    functionCalls: readonly { functionName: string; params: unknown }[] | undefined,
+    stop: StopReason,
+    stringCap: number,
+  ): { text: string; toolCalls: ToolCall[] } {
+    switch (mode.kind) {
+      case 'text':
+      case 'json':
+        return { text, toolCalls: [] };
+      case 'tools': {
+        const raw: RawToolCall[] = (functionCalls ?? []).map((c) => ({ name: c.functionName, arguments: c.params }));
+        return { text, toolCalls: toToolCalls(raw, mode.tools, stringCap) };
+      }
+      case 'forced-tool': {
+        if (stop === 'maxTokens' || stop === 'abort') return { text, toolCalls: [] };
+        const call = parseForcedCall(text);
+        return { text: '', toolCalls: toToolCalls([call], mode.tools, stringCap) };
+      }
+    }
+  }
 }
 
-function toToolCall(call: { functionName: string; params: unknown }): ToolCall {
-  const args = call.params !== null && typeof call.params === 'object' && !Array.isArray(call.params);
-  return {
-    id: `call_${randomUUID().replaceAll('-', '').slice(0, 24)}`,
-    name: call.functionName,
-    arguments: args ? (call.params as Record<string, unknown>) : {},
-  };
+function parseForcedCall(text: string): RawToolCall {
+  try {
+    const parsed = JSON.parse(text) as { name?: unknown; arguments?: unknown };
+    return { name: typeof parsed.name === 'string' ? parsed.name : '', arguments: parsed.arguments };
+  } catch (error) {
+    throw new AppError(ErrorCode.ToolArgumentsInvalid, `The forced tool call is not valid JSON: ${errorMessage(error)}`, {}, true, {
+      cause: error,
+    });
+  }
 }
 
 function finishReason(stop: StopReason, toolCalls: number): GenerateResult['finishReason'] {

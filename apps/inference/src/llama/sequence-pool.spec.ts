@@ -1,3 +1,4 @@
+import { ErrorCode } from '@weft/contracts';
 import { describe, expect, it } from 'vitest';
 import { SequencePool } from './sequence-pool';
 
@@ -21,7 +22,29 @@ describe('SequencePool', () => {
     const b = await pool.acquire('session-b');
     a.release();
     b.release();
-    expect((await pool.acquire('session-b')).sequence).toBe(b.sequence);
+    const again = await pool.acquire('session-b');
+    expect(again).toMatchObject({ sequence: b.sequence, reused: true, evictedSessionId: undefined });
+  });
+
+  it('prefers an empty sequence, then evicts the least recently used session', async () => {
+    const pool = new SequencePool(['s1', 's2', 's3']);
+    for (const session of ['a', 'b']) (await pool.acquire(session)).release();
+    const c = await pool.acquire('c');
+    expect(c).toMatchObject({ sequence: 's3', reused: false, evictedSessionId: undefined });
+    c.release();
+    (await pool.acquire('a')).release(); // a is now more recent than b
+    const d = await pool.acquire('d');
+    expect(d).toMatchObject({ sequence: 's2', evictedSessionId: 'b' });
+    expect(pool.stats()).toMatchObject({ total: 3, free: 2, sessions: ['a', 'c', 'd'] });
+  });
+
+  it('refuses with INFERENCE.BUSY once maxQueue requests already wait', async () => {
+    const pool = new SequencePool(['s1'], 1);
+    const held = await pool.acquire('a');
+    const queued = pool.acquire('b');
+    await expect(pool.acquire('c')).rejects.toMatchObject({ code: ErrorCode.InferenceBusy, retryable: true, details: { maxQueue: 1 } });
+    held.release();
+    await expect(queued).resolves.toMatchObject({ sequence: 's1', evictedSessionId: 'a' });
   });
 
   it('drops a waiter whose request is aborted', async () => {

@@ -24,6 +24,10 @@ describe('model registry', () => {
       threads: 1,
       gpuLayers: 'auto',
       sequences: 2,
+      maxQueue: 16,
+      chatTemplate: 'auto',
+      sampling: {},
+      roles: [],
     });
     expect(config.scripted).toEqual({ dir: '/models/scripts' });
   });
@@ -36,7 +40,7 @@ describe('model registry', () => {
 
   it('lists every problem at once', () => {
     const problems = problemsOf({
-      models: [tiny, { ...tiny, id: 't2', threads: 0 }, { id: 'x', provider: 'openai', path: 'p' }, { ...tiny, id: 'bad id' }],
+      models: [tiny, { ...tiny, id: 't2', threads: 0 }, { id: 'x', provider: 'mystery', path: 'p' }, { ...tiny, id: 'bad id' }],
     });
     expect(problems).toHaveLength(3);
     expect(problems.join('\n')).toMatch(/models\.1\.threads/);
@@ -50,6 +54,48 @@ describe('model registry', () => {
 
   it('rejects gpuLayers other than a count or "auto"', () => {
     expect(problemsOf({ models: [{ ...tiny, gpuLayers: 'max' }] })).toEqual([expect.stringMatching(/gpuLayers/)]);
+  });
+
+  it('takes an hf: or URL source as a download, and a plain source as a path', () => {
+    const config = parseModelsConfig(
+      {
+        models: [
+          { id: 'hf', provider: 'llama', source: 'hf:org/repo:Q4_K_M' },
+          { id: 'url', provider: 'llama', source: 'https://example.com/m.gguf' },
+          { id: 'file', provider: 'llama', source: 'm.gguf' },
+        ],
+      },
+      '/models',
+    );
+    expect(config.models.map((m) => ('remote' in m ? m.remote : undefined))).toEqual(['hf:org/repo:Q4_K_M', 'https://example.com/m.gguf', undefined]);
+    expect(config.models[2]).toMatchObject({ path: '/models/m.gguf' });
+    expect(config.downloadDir).toBe('/models');
+  });
+
+  it('wants exactly one of path and source', () => {
+    expect(problemsOf({ models: [{ id: 'a', provider: 'llama' }] })).toEqual([expect.stringMatching(/exactly one of "path" and "source"/)]);
+    expect(problemsOf({ models: [{ ...tiny, source: 'x.gguf' }] })).toEqual([expect.stringMatching(/exactly one/)]);
+  });
+
+  it('accepts sampling defaults, roles, a chat template override and a queue bound', () => {
+    const config = parseModelsConfig(
+      {
+        models: [
+          {
+            ...tiny,
+            sampling: { temperature: 0.2, topP: 0.9, repeatPenalty: 1.1 },
+            roles: ['senior'],
+            chatTemplate: { jinja: '{{ messages }}' },
+            maxQueue: 4,
+            sequences: 8,
+          },
+        ],
+      },
+      '/models',
+    );
+    expect(config.models[0]).toMatchObject({ sampling: { temperature: 0.2, topP: 0.9 }, roles: ['senior'], maxQueue: 4, sequences: 8 });
+    expect(problemsOf({ models: [{ ...tiny, sampling: { temprature: 1 } }] })).toEqual([expect.stringMatching(/sampling/)]);
+    expect(problemsOf({ models: [{ ...tiny, chatTemplate: 'nonsense' }] })).toEqual([expect.stringMatching(/chatTemplate/)]);
   });
 
   it('names the file when it cannot be read', () => {

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { ConfigError } from '@weft/config';
-import { modelsConfigSchema, type ModelsConfig } from './models-config.schema';
+import { assertUnreachable } from '@weft/contracts';
+import { isRemoteSource, modelsConfigSchema, type ModelConfig, type ModelsConfig } from './models-config.schema';
 
 /** Reads the model registry once at boot; fails with every problem listed. */
 export function loadModelsConfig(file: string, modelsDir: string): ModelsConfig {
@@ -25,8 +26,20 @@ export function parseModelsConfig(raw: unknown, modelsDir: string, source = 'mod
   }
   const within = (path: string) => (isAbsolute(path) ? path : resolve(modelsDir, path));
   const config = parsed.data;
-  return {
-    models: config.models.map((model) => ({ ...model, path: within(model.path) })),
-    scripted: config.scripted && { dir: within(config.scripted.dir) },
-  };
+  const models = config.models.map((model): ModelConfig => {
+    switch (model.provider) {
+      case 'llama': {
+        const { path, source, ...rest } = model;
+        const location = path ?? source ?? '';
+        if (isRemoteSource(location)) return { ...rest, path: '', remote: location };
+        return { ...rest, path: within(location) };
+      }
+      case 'openai':
+      case 'anthropic':
+        return model;
+      default:
+        return assertUnreachable(model);
+    }
+  });
+  return { models, scripted: config.scripted && { dir: within(config.scripted.dir) }, downloadDir: modelsDir };
 }

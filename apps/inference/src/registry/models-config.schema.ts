@@ -1,24 +1,126 @@
 import { z } from 'zod';
 
-/** A GGUF served by node-llama-cpp. Ids are what clients put in `GenerateRequest.model`. */
-export const llamaModelSchema = z.object({
-  id: z
-    .string()
-    .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/, 'letters, digits, ".", "_", ":" and "-" only'),
-  provider: z.literal('llama'),
-  /** Absolute, or relative to MODELS_DIR. */
-  path: z.string().min(1),
-  contextSize: z.number().int().positive().default(4096),
-  /** CPU threads for evaluation; set explicitly, a default above the core count is ruinous. */
-  threads: z.number().int().positive().default(1),
-  gpuLayers: z.union([z.number().int().nonnegative(), z.literal('auto')]).default('auto'),
-  /** Generations that run at once on this model; more requests wait for a free sequence. */
-  sequences: z.number().int().min(1).max(64).default(2),
-});
-export type LlamaModelConfig = z.infer<typeof llamaModelSchema>;
+const modelId = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/, 'letters, digits, ".", "_", ":" and "-" only');
 
-export const modelConfigSchema = z.discriminatedUnion('provider', [llamaModelSchema]);
-export type ModelConfig = z.infer<typeof modelConfigSchema>;
+/** Per-model sampling defaults; a request's own values win. */
+export const samplingDefaultsSchema = z
+  .object({
+    temperature: z.number().min(0).max(2).optional(),
+    topP: z.number().min(0).max(1).optional(),
+    topK: z.number().int().min(0).optional(),
+    minP: z.number().min(0).max(1).optional(),
+    repeatPenalty: z.number().min(0).max(4).optional(),
+    seed: z.number().int().optional(),
+  })
+  .strict();
+export type SamplingDefaults = z.infer<typeof samplingDefaultsSchema>;
+
+/** node-llama-cpp's built-in chat formats, or a Jinja template given inline. */
+export const chatTemplateSchema = z.union([
+  z.enum([
+    'auto',
+    'general',
+    'chatML',
+    'llama3.1',
+    'llama3',
+    'llama2Chat',
+    'mistral',
+    'qwen',
+    'deepSeek',
+    'gemma',
+    'functionary',
+    'harmony',
+  ]),
+  z.object({ jinja: z.string().min(1) }).strict(),
+]);
+export type ChatTemplate = z.infer<typeof chatTemplateSchema>;
+
+const REMOTE_SOURCE = /^(hf:|https?:\/\/)/;
+
+/** A GGUF served by node-llama-cpp. Ids are what clients put in `GenerateRequest.model`. */
+export const llamaModelSchema = z
+  .object({
+    id: modelId,
+    provider: z.literal('llama'),
+    /** A GGUF file: absolute, or relative to MODELS_DIR. */
+    path: z.string().min(1).optional(),
+    /**
+     * Where the GGUF comes from: a file path like `path`, or an `hf:<user>/<repo>:<quant>` URI or
+     * an http(s) URL, downloaded into MODELS_DIR on first use (resumable).
+     */
+    source: z.string().min(1).optional(),
+    contextSize: z.number().int().positive().default(4096),
+    /** CPU threads for evaluation; set explicitly, a default above the core count is ruinous. */
+    threads: z.number().int().positive().default(1),
+    gpuLayers: z.union([z.number().int().nonnegative(), z.literal('auto')]).default('auto'),
+    /** Generations that decode together in one batch; each holds one session's KV cache. */
+    sequences: z.number().int().min(1).max(64).default(2),
+    /** Requests that may wait for a sequence; beyond that the worker answers INFERENCE.BUSY. */
+    maxQueue: z.number().int().min(0).max(1024).default(16),
+    batchSize: z.number().int().positive().optional(),
+    chatTemplate: chatTemplateSchema.default('auto'),
+    sampling: samplingDefaultsSchema.default({}),
+    roles: z.array(z.string().regex(/^[a-z][a-z0-9-]{0,31}$/)).default([]),
+  })
+  .strict()
+  .superRefine((model, ctx) => {
+    if ((model.path === undefined) === (model.source === undefined)) {
+      ctx.addIssue({ code: 'custom', path: ['path'], message: 'give exactly one of "path" and "source"' });
+    }
+  });
+export type LlamaModelConfigInput = z.infer<typeof llamaModelSchema>;
+
+/** A llama model after boot: its source resolved to a local file or a URI to download. */
+export type LlamaModelConfig = Omit<LlamaModelConfigInput, 'path' | 'source'> & {
+  /** The local GGUF (for remote sources: where it lands once downloaded, unknown until then). */
+  path: string;
+  /** Set for `hf:` and URL sources. */
+  remote?: string;
+};
+
+/** An OpenAI-compatible chat completions endpoint (llama-server, Ollama, LM Studio, vLLM, OpenAI). */
+export const openAiModelSchema = z
+  .object({
+    id: modelId,
+    provider: z.literal('openai'),
+    /** Up to and including `/v1`, e.g. `http://llama-server:8080/v1`. */
+    baseUrl: z.url(),
+    /** The model name the endpoint knows; defaults to `id`. */
+    remoteModel: z.string().min(1).optional(),
+    /** Environment variable that holds the API key; none sent when unset. */
+    apiKeyEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/).optional(),
+    /** The model's real context length: prompts that do not fit are refused, never cut. */
+    contextSize: z.number().int().positive(),
+    /** Endpoints without native tool calling get the `<tool_call>` text format instead. */
+    nativeTools: z.boolean().default(true),
+    timeoutMs: z.number().int().positive().default(300_000),
+    sampling: samplingDefaultsSchema.default({}),
+    roles: z.array(z.string()).default([]),
+  })
+  .strict();
+export type OpenAiModelConfig = z.infer<typeof openAiModelSchema>;
+
+/** Anthropic's Messages API. */
+export const anthropicModelSchema = z
+  .object({
+    id: modelId,
+    provider: z.literal('anthropic'),
+    baseUrl: z.url().default('https://api.anthropic.com'),
+    remoteModel: z.string().min(1).optional(),
+    apiKeyEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/).default('ANTHROPIC_API_KEY'),
+    contextSize: z.number().int().positive(),
+    /** Anthropic requires max_tokens on every request. */
+    maxOutputTokens: z.number().int().positive().default(4096),
+    timeoutMs: z.number().int().positive().default(300_000),
+    sampling: samplingDefaultsSchema.default({}),
+    roles: z.array(z.string()).default([]),
+  })
+  .strict();
+export type AnthropicModelConfig = z.infer<typeof anthropicModelSchema>;
+
+export const modelConfigSchema = z.discriminatedUnion('provider', [llamaModelSchema, openAiModelSchema, anthropicModelSchema]);
 
 export const modelsConfigSchema = z
   .object({
@@ -35,4 +137,17 @@ export const modelsConfigSchema = z
       seen.add(model.id);
     });
   });
-export type ModelsConfig = z.infer<typeof modelsConfigSchema>;
+
+export type ModelConfig = LlamaModelConfig | OpenAiModelConfig | AnthropicModelConfig;
+
+/** The registry after boot: paths resolved against MODELS_DIR. */
+export interface ModelsConfig {
+  models: ModelConfig[];
+  scripted?: { dir: string };
+  /** Where `hf:` and URL sources are downloaded to. */
+  downloadDir?: string;
+}
+
+export function isRemoteSource(source: string): boolean {
+  return REMOTE_SOURCE.test(source);
+}

@@ -1,13 +1,15 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setImmediate } from 'node:timers/promises';
-import { AppError, ErrorCode, type GenerateResult, type ModelInfo } from '@weft/contracts';
+import { AppError, ErrorCode, type GenerateResult, type ModelInfo, type WorkerModelStatus } from '@weft/contracts';
 import type { Logger } from '@weft/logging';
 import type { GenerateCall, InferenceDriver } from '../drivers/inference-driver';
 import { SCRIPTED_DEFAULT_CONTEXT, SCRIPTED_PREFIX, scriptSchema, type Script } from './script.schema';
 import { estimateTokens, planTurn } from './script-turn';
 
 const SCRIPT_NAME = /^[A-Za-z0-9._-]+$/;
+/** What a scripted model announces as free sequences. */
+const SCRIPTED_PARALLEL = 64;
 
 /**
  * Replays `<dir>/<name>.json` as model `scripted/<name>`. The folder is read on every call, so a
@@ -33,6 +35,18 @@ export class ScriptedDriver implements InferenceDriver {
     return models;
   }
 
+  /** Scripts hold no sequences: every one always has room. */
+  async status(): Promise<WorkerModelStatus[]> {
+    return (await this.listModels()).map((model) => ({
+      ...model,
+      loaded: true,
+      freeSequences: SCRIPTED_PARALLEL,
+      queued: 0,
+      maxQueue: 0,
+      cachedSessions: [],
+    }));
+  }
+
   async generate(modelId: string, { request, onDelta, signal }: GenerateCall): Promise<GenerateResult> {
     const started = performance.now();
     const name = modelId.slice(SCRIPTED_PREFIX.length);
@@ -40,6 +54,7 @@ export class ScriptedDriver implements InferenceDriver {
       throw new AppError(ErrorCode.UnknownModel, `Unknown model "${modelId}"`, { model: modelId });
     }
     const plan = planTurn(modelId, await this.readScript(modelId, name), request.messages, request.maxTokens);
+    const promptTokens = estimateTokens(request.messages);
     let firstTokenAt: number | undefined;
     for (const chunk of plan.chunks) {
       signal.throwIfAborted();
@@ -52,7 +67,7 @@ export class ScriptedDriver implements InferenceDriver {
       text: plan.chunks.join(''),
       toolCalls: plan.toolCalls,
       finishReason: plan.finishReason,
-      usage: { promptTokens: estimateTokens(request.messages), completionTokens: plan.chunks.length },
+      usage: { promptTokens, completionTokens: plan.chunks.length, cachedTokens: 0, evaluatedTokens: promptTokens },
       timings: {
         timeToFirstTokenMs: firstTokenAt === undefined ? undefined : firstTokenAt - started,
         totalMs: performance.now() - started,

@@ -9,7 +9,12 @@ export class CappedOutput {
   private kept = 0;
   private dropped = false;
 
-  constructor(private readonly maxBytes: number) {}
+  constructor(private maxBytes: number) {}
+
+  /** Sets the cap later, for a stream attached before its run's cap was known. */
+  limit(maxBytes: number): void {
+    this.maxBytes = maxBytes;
+  }
 
   push(chunk: Buffer): void {
     const room = this.maxBytes - this.kept;

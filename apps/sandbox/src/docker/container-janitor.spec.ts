@@ -6,6 +6,10 @@ import type { ContainerRuntime } from './container-runtime';
 function fakeRuntime(calls: string[], failSweep = false): ContainerRuntime {
   return {
     run: () => Promise.reject(new Error('unused')),
+    startWarm: () => Promise.reject(new Error('unused')),
+    runWarm: () => Promise.reject(new Error('unused')),
+    discard: () => Promise.reject(new Error('unused')),
+    describeEngine: () => Promise.reject(new Error('unused')),
     volumeMountpoint: () => Promise.reject(new Error('unused')),
     removeExpired: async () => {
       calls.push('removeExpired');

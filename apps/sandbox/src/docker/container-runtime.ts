@@ -15,6 +15,8 @@ export interface ContainerSpec {
   limits: ContainerLimits;
   /** Keep stdin open for the caller to write to. */
   openStdin: boolean;
+  /** OCI runtime (for example `runsc`); the engine's default when absent. */
+  runtime?: string;
 }
 
 export interface ContainerLimits {
@@ -48,14 +50,39 @@ export interface RunOutcome {
   durationMs: number;
 }
 
+/** A started container whose runner waits, already confined, for the one job it will run. */
+export interface WarmContainer {
+  readonly id: string;
+  /** Resolves when the container stops: after its job, or on its own while still idle. */
+  readonly stopped: Promise<void>;
+}
+
+/** What the engine says about itself, for the boot-time checks. */
+export interface EngineInfo {
+  /** OCI runtimes the engine can start containers with. */
+  runtimes: string[];
+  /** e.g. `name=seccomp,profile=default`. */
+  securityOptions: string[];
+}
+
 export interface ContainerRuntime {
-  /** Creates, runs and always removes one throwaway container. */
+  /**
+   * Creates, runs and always removes one throwaway container. When it resolves every process of
+   * the run is dead; the container's removal may finish just after.
+   */
   run(spec: ContainerSpec, options: RunOptions): Promise<RunOutcome>;
+  /** Creates and starts a container running the warm runner; `spec.cmd` must be that runner. */
+  startWarm(spec: ContainerSpec): Promise<WarmContainer>;
+  /** Hands a warm container its one job, waits for it like `run`, and always removes it. */
+  runWarm(container: WarmContainer, argv: string[], options: RunOptions): Promise<RunOutcome>;
+  /** Removes a warm container that will not be used. */
+  discard(container: WarmContainer): Promise<void>;
+  describeEngine(): Promise<EngineInfo>;
   /** Where a named volume lives on the engine's host. */
   volumeMountpoint(name: string): Promise<string>;
   /** Removes labelled containers whose deadline has passed; returns how many. */
   removeExpired(now: number): Promise<number>;
-  /** Removes the containers this process started and has not yet removed. */
+  /** Removes the containers this process started and waits for removals under way. */
   removeOwn(): Promise<void>;
 }
 
@@ -66,4 +93,8 @@ export const SandboxLabels = {
   marker: 'weft.sandbox',
   /** Epoch ms after which the container is fair game for any replica's sweep. */
   deadline: 'weft.sandbox.deadline',
+  /** The worker process that started it (SANDBOX_INSTANCE_ID). */
+  instance: 'weft.sandbox.instance',
+  /** `1` on containers started ahead of need by the warm pool. */
+  pool: 'weft.sandbox.pool',
 } as const;

@@ -32,6 +32,19 @@ describe('toCreateOptions', () => {
     expect(host.Privileged).toBe(false);
   });
 
+  it("keeps the engine's default seccomp profile: never unconfined, never replaced", () => {
+    expect(host.SecurityOpt?.some((opt: string) => opt.startsWith('seccomp'))).toBe(false);
+  });
+
+  it('writes no container log, so output never lands on the host disk', () => {
+    expect(host.LogConfig).toEqual({ Type: 'none', Config: {} });
+  });
+
+  it("uses the engine's default OCI runtime unless one is set", () => {
+    expect(host.Runtime).toBeUndefined();
+    expect(toCreateOptions({ ...spec, runtime: 'runsc' }).HostConfig?.Runtime).toBe('runsc');
+  });
+
   it('runs without a network as the unprivileged user', () => {
     expect(host.NetworkMode).toBe('none');
     expect(options.NetworkDisabled).toBe(true);

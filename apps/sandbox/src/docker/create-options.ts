@@ -3,8 +3,11 @@ import type { ContainerSpec } from './container-runtime';
 
 /**
  * Maps a spec to the engine's create body. The isolation settings are fixed here, not in the
- * spec, so no caller can loosen them: no capabilities, no new privileges, no network, a
- * read-only root with a small tmpfs, and hard memory, CPU, pids and file limits.
+ * spec, so no caller can loosen them: no capabilities, no new privileges, the engine's default
+ * seccomp profile (no `seccomp=` option is ever passed, so never `unconfined`), no network, a
+ * read-only root with a small tmpfs, hard memory, CPU, pids and file limits, and no log driver:
+ * output is read from the attach stream alone, so a chatty run cannot fill the host's disk with
+ * container logs.
  */
 export function toCreateOptions(spec: ContainerSpec): ContainerCreateOptions {
   const { limits } = spec;
@@ -41,6 +44,8 @@ export function toCreateOptions(spec: ContainerSpec): ContainerCreateOptions {
       Mounts: spec.mount
         ? [{ Type: 'bind', Source: spec.mount.hostPath, Target: spec.mount.target, ReadOnly: spec.mount.readOnly }]
         : [],
+      LogConfig: { Type: 'none', Config: {} },
+      ...(spec.runtime ? { Runtime: spec.runtime } : {}),
       AutoRemove: false,
     },
   };

@@ -4,7 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { DockerAdapter } from './docker.adapter';
 
 describe('DockerAdapter', () => {
-  const adapter = new DockerAdapter('/nonexistent/docker.sock', pino({ level: 'silent' }));
+  const adapter = new DockerAdapter(
+    { socketPath: '/nonexistent/docker.sock', instanceId: 'unit' },
+    pino({ level: 'silent' }),
+  );
 
   it('reports an unreachable engine as a retryable SANDBOX.UNAVAILABLE', async () => {
     const spec = {
@@ -21,6 +24,17 @@ describe('DockerAdapter', () => {
       code: ErrorCode.SandboxUnavailable,
       retryable: true,
     });
+  });
+
+  it('reports an unreachable engine when asked to describe itself', async () => {
+    await expect(adapter.describeEngine()).rejects.toMatchObject({ code: ErrorCode.SandboxUnavailable });
+  });
+
+  it('refuses to hand a job to a warm container it does not hold', async () => {
+    const stranger = { id: 'abc', stopped: Promise.resolve() };
+    await expect(adapter.runWarm(stranger, ['true'], { timeoutMs: 1000, outputMaxBytes: 10 })).rejects.toThrow(
+      /unknown or already used/,
+    );
   });
 
   it('reports an unreachable engine when looking up the workspaces volume', async () => {

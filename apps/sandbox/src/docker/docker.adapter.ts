@@ -1,33 +1,102 @@
+import type { Duplex } from 'node:stream';
 import { AppError, ErrorCode } from '@weft/contracts';
 import type { Logger } from '@weft/logging';
 import Docker from 'dockerode';
 import { CappedOutput } from './capped-output';
-import type { ContainerRuntime, ContainerSpec, RunOptions, RunOutcome } from './container-runtime';
+import type {
+  ContainerRuntime,
+  ContainerSpec,
+  EngineInfo,
+  RunOptions,
+  RunOutcome,
+  WarmContainer,
+} from './container-runtime';
 import { SandboxLabels } from './container-runtime';
 import { toCreateOptions } from './create-options';
 import { isEngineUnreachable, isGone, statusOf } from './engine-errors';
+import { encodeJob } from './runner-protocol';
 
 /** How long output may keep draining after the process exited. */
 const OUTPUT_DRAIN_MS = 2_000;
+
+export interface DockerAdapterOptions {
+  socketPath: string;
+  /** Stamped on every container as `weft.sandbox.instance`. */
+  instanceId: string;
+}
+
+/** A started container with its output attached. */
+interface Attached {
+  container: Docker.Container;
+  stream: Duplex;
+  stdout: CappedOutput;
+  stderr: CappedOutput;
+  /** Resolves once the output stream has ended (the container stopped). */
+  drained: Promise<void>;
+}
 
 /** The only place that talks to the Docker engine. */
 export class DockerAdapter implements ContainerRuntime {
   private readonly docker: Docker;
   /** Containers this process created and has not removed yet. */
   private readonly own = new Set<string>();
+  /** Warm containers started and not yet handed a job, by id. */
+  private readonly warm = new Map<string, Attached>();
+  /** Removals under way after a reply. */
+  private readonly removals = new Set<Promise<void>>();
 
-  constructor(socketPath: string, private readonly logger: Logger) {
-    this.docker = new Docker({ socketPath });
+  constructor(
+    private readonly options: DockerAdapterOptions,
+    private readonly logger: Logger,
+  ) {
+    this.docker = new Docker({ socketPath: options.socketPath });
   }
 
   async run(spec: ContainerSpec, options: RunOptions): Promise<RunOutcome> {
-    const container = await this.engine(() => this.docker.createContainer(toCreateOptions(spec)), spec.image);
-    this.own.add(container.id);
+    const attached = await this.createAndStart(spec, options.outputMaxBytes);
     try {
-      return await this.engine(() => this.execute(container, spec, options), spec.image);
+      if (spec.openStdin) attached.stream.end(options.stdin ?? '');
+      return await this.engine(() => this.supervise(attached, options, performance.now()), spec.image);
     } finally {
-      await this.remove(container.id);
+      this.removeSoon(attached.container.id);
     }
+  }
+
+  async startWarm(spec: ContainerSpec): Promise<WarmContainer> {
+    if (!spec.openStdin) throw new Error('a warm container needs stdin to receive its job');
+    // An idle runner writes nothing; the run's cap is set when it gets its job.
+    const attached = await this.createAndStart(spec, 0);
+    this.warm.set(attached.container.id, attached);
+    return { id: attached.container.id, stopped: attached.drained };
+  }
+
+  async runWarm(warm: WarmContainer, argv: string[], options: RunOptions): Promise<RunOutcome> {
+    const attached = this.warm.get(warm.id);
+    if (!attached) throw new Error(`warm container ${warm.id} is unknown or already used`);
+    this.warm.delete(warm.id);
+    try {
+      attached.stdout.limit(options.outputMaxBytes);
+      attached.stderr.limit(options.outputMaxBytes);
+      const startedAt = performance.now();
+      attached.stream.end(encodeJob(argv, options.stdin));
+      return await this.engine(() => this.supervise(attached, options, startedAt));
+    } finally {
+      this.removeSoon(warm.id);
+    }
+  }
+
+  async discard(warm: WarmContainer): Promise<void> {
+    this.warm.get(warm.id)?.stream.destroy();
+    this.warm.delete(warm.id);
+    await this.remove(warm.id);
+  }
+
+  async describeEngine(): Promise<EngineInfo> {
+    const info = (await this.engine(() => this.docker.info())) as {
+      Runtimes?: Record<string, unknown>;
+      SecurityOptions?: string[];
+    };
+    return { runtimes: Object.keys(info.Runtimes ?? {}), securityOptions: info.SecurityOptions ?? [] };
   }
 
   async volumeMountpoint(name: string): Promise<string> {
@@ -45,32 +114,49 @@ export class DockerAdapter implements ContainerRuntime {
   }
 
   async removeOwn(): Promise<void> {
+    for (const attached of this.warm.values()) attached.stream.destroy();
+    this.warm.clear();
     await Promise.all([...this.own].map((id) => this.remove(id)));
+    await Promise.all(this.removals);
   }
 
-  private async execute(container: Docker.Container, spec: ContainerSpec, options: RunOptions) {
-    const stdout = new CappedOutput(options.outputMaxBytes);
-    const stderr = new CappedOutput(options.outputMaxBytes);
-    // Attach before start so no early output is lost; hijack gives a socket we can half-close.
-    const stream = await container.attach({
-      stream: true,
-      stdin: spec.openStdin,
-      stdout: true,
-      stderr: true,
-      hijack: spec.openStdin,
-    });
+  private async createAndStart(spec: ContainerSpec, outputMaxBytes: number): Promise<Attached> {
+    const options = toCreateOptions(spec);
+    options.Labels = { ...options.Labels, [SandboxLabels.instance]: this.options.instanceId };
+    const container = await this.engine(() => this.docker.createContainer(options), spec.image);
+    this.own.add(container.id);
+    try {
+      return await this.engine(async () => {
+        const attached = await this.attach(container, spec.openStdin, outputMaxBytes);
+        await container.start();
+        return attached;
+      }, spec.image);
+    } catch (error) {
+      await this.remove(container.id);
+      throw error;
+    }
+  }
+
+  /** Attaches before start so no early output is lost; hijack gives a socket we can half-close. */
+  private async attach(container: Docker.Container, stdin: boolean, outputMaxBytes: number): Promise<Attached> {
+    const stdout = new CappedOutput(outputMaxBytes);
+    const stderr = new CappedOutput(outputMaxBytes);
+    const stream = (await container.attach({ stream: true, stdin, stdout: true, stderr: true, hijack: stdin })) as Duplex;
     const drained = new Promise<void>((resolve) => {
       stream.once('end', resolve);
       stream.once('close', resolve);
       stream.once('error', () => resolve());
     });
     this.docker.modem.demuxStream(stream, stdout.writable(), stderr.writable());
-    await container.start();
-    const startedAt = performance.now();
-    if (spec.openStdin) stream.end(options.stdin ?? '');
-    const timedOut = await this.waitOrKill(container, options.timeoutMs);
+    return { container, stream, stdout, stderr, drained };
+  }
+
+  /** Waits for the job (killing it at the deadline), then collects output and the exit state. */
+  private async supervise(attached: Attached, options: RunOptions, startedAt: number): Promise<RunOutcome> {
+    const { container, stdout, stderr } = attached;
+    const timedOut = await this.waitOrKill(container, Math.max(0, options.timeoutMs - (performance.now() - startedAt)));
     const durationMs = Math.round(performance.now() - startedAt);
-    await Promise.race([drained, delay(OUTPUT_DRAIN_MS)]);
+    await Promise.race([attached.drained, delay(OUTPUT_DRAIN_MS)]);
     const { State } = await container.inspect();
     return {
       exitCode: timedOut ? null : State.ExitCode,
@@ -84,7 +170,11 @@ export class DockerAdapter implements ContainerRuntime {
     };
   }
 
-  /** Waits for the process; past the deadline kills it. Resolves true when it was killed. */
+  /**
+   * Waits for the process; past the deadline kills it. Resolves true when it was killed. The
+   * kill hits PID 1, and when PID 1 of a PID namespace dies the kernel kills every other
+   * process in it, background and `setsid` ones included.
+   */
   private async waitOrKill(container: Docker.Container, timeoutMs: number): Promise<boolean> {
     const exited = container.wait() as Promise<unknown>;
     let timer: NodeJS.Timeout | undefined;
@@ -98,6 +188,16 @@ export class DockerAdapter implements ContainerRuntime {
     });
     await exited;
     return true;
+  }
+
+  /**
+   * Removes a finished container after the reply has gone. Safe to defer: its process tree is
+   * already dead (PID 1 exited or was killed, taking its namespace with it) and no container
+   * is ever reused; it only saves the caller the engine's removal time.
+   */
+  private removeSoon(id: string): void {
+    const removal = this.remove(id).finally(() => this.removals.delete(removal));
+    this.removals.add(removal);
   }
 
   private async remove(id: string): Promise<void> {
@@ -115,6 +215,7 @@ export class DockerAdapter implements ContainerRuntime {
     try {
       return await work();
     } catch (error) {
+      if (error instanceof AppError) throw error;
       if (isEngineUnreachable(error)) {
         throw new AppError(ErrorCode.SandboxUnavailable, 'The container engine is unreachable', {}, true, {
           cause: error,

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Module } from '@nestjs/common';
 import type { SandboxConfig } from '@weft/config';
 import type { Logger } from '@weft/logging';
@@ -11,7 +12,11 @@ import { DockerAdapter } from './docker.adapter';
     {
       provide: CONTAINER_RUNTIME,
       inject: [SANDBOX_CONFIG, LOGGER],
-      useFactory: (config: SandboxConfig, logger: Logger) => new DockerAdapter(config.DOCKER_SOCKET, logger),
+      useFactory: (config: SandboxConfig, logger: Logger) =>
+        new DockerAdapter(
+          { socketPath: config.DOCKER_SOCKET, instanceId: config.SANDBOX_INSTANCE_ID ?? randomUUID() },
+          logger,
+        ),
     },
     ContainerJanitor,
   ],

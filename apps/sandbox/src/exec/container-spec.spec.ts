@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildContainerSpec, type SpecInput, type SpecLimits } from './container-spec';
+import { buildContainerSpec, buildWarmSpec, type SpecInput, type SpecLimits } from './container-spec';
 
 const limits: SpecLimits = {
   SANDBOX_IMAGE: 'weft/sandbox-runtime:latest',
@@ -39,6 +39,7 @@ describe('buildContainerSpec', () => {
     ['python', ['python3', '-c', 'x']],
     ['node', ['node', '-e', 'x']],
     ['bash', ['bash', '-c', 'x']],
+    ['lua', ['lua5.4', '-e', 'x']],
   ] as const)('runs %s code with its interpreter', (language, cmd) => {
     const spec = build({ request: { mode: 'code', language, code: 'x' } });
     expect(spec.cmd).toEqual(cmd);
@@ -64,12 +65,45 @@ describe('buildContainerSpec', () => {
       nanoCpus: 1_500_000_000,
       pidsLimit: 64,
       tmpfsBytes: 32 * 1024 * 1024,
+      nofile: 1024,
+      fileSizeBytes: 256 * 1024 * 1024,
     });
+    expect(spec.runtime).toBeUndefined();
+  });
+
+  it('applies the configured file size cap and OCI runtime', () => {
+    const spec = buildContainerSpec(
+      { ...base, request: { mode: 'code', language: 'bash', code: 'x' } },
+      { ...limits, SANDBOX_FILE_MAX_MB: 8, SANDBOX_RUNTIME: 'runsc' },
+    );
+    expect(spec.limits.fileSizeBytes).toBe(8 * 1024 * 1024);
+    expect(spec.runtime).toBe('runsc');
   });
 
   it('labels the container with a deadline past its timeout', () => {
     const spec = build({ request: { mode: 'code', language: 'bash', code: 'x' } });
     expect(spec.labels['weft.sandbox']).toBe('1');
     expect(Number(spec.labels['weft.sandbox.deadline'])).toBeGreaterThan(base.now + base.timeoutMs);
+  });
+});
+
+describe('buildWarmSpec', () => {
+  const warm = buildWarmSpec({ now: 1_000, idleMs: 60_000, maxRunMs: 5_000 }, limits);
+  const cold = build({ request: { mode: 'code', language: 'python', code: 'x' } });
+
+  it('confines a pooled container exactly like a cold snippet run', () => {
+    expect(warm).toMatchObject({ image: cold.image, user: cold.user, workingDir: '/tmp', limits: cold.limits });
+    expect(warm.mount).toBeUndefined();
+  });
+
+  it('runs the runner with stdin open, telling it how long to wait', () => {
+    expect(warm.cmd).toEqual(['/usr/local/bin/weft-run']);
+    expect(warm.openStdin).toBe(true);
+    expect(warm.env).toEqual({ ...cold.env, WEFT_IDLE_SECONDS: '60' });
+  });
+
+  it('labels it as pooled, with a deadline past its idle time and its longest run', () => {
+    expect(warm.labels['weft.sandbox.pool']).toBe('1');
+    expect(Number(warm.labels['weft.sandbox.deadline'])).toBeGreaterThan(1_000 + 60_000 + 5_000);
   });
 });

@@ -1,21 +1,26 @@
 import { assertUnreachable } from '@weft/contracts';
 import type { SandboxConfig } from '@weft/config';
-import type { ContainerSpec } from '../docker/container-runtime';
+import type { ContainerLimits, ContainerSpec } from '../docker/container-runtime';
 import { SandboxLabels } from '../docker/container-runtime';
+import { RUNNER_IDLE_ENV, RUNNER_PATH } from '../docker/runner-protocol';
 import type { ParsedExecRequest } from './exec-request';
 
 export const SANDBOX_USER = '10001:10001';
 export const WORKSPACE_TARGET = '/workspace';
+const SCRATCH_DIR = '/tmp';
 const MAX_OPEN_FILES = 1024;
-const MAX_FILE_BYTES = 256 * 1024 * 1024;
 /** Past its deadline plus this, any replica may remove a container. */
-const SWEEP_GRACE_MS = 60_000;
+export const SWEEP_GRACE_MS = 60_000;
 const MIB = 1024 * 1024;
+const RUN_ENV = { HOME: '/tmp', LANG: 'C.UTF-8', PYTHONDONTWRITEBYTECODE: '1' } as const;
 
 export type SpecLimits = Pick<
   SandboxConfig,
   'SANDBOX_IMAGE' | 'SANDBOX_MEMORY_MB' | 'SANDBOX_CPUS' | 'SANDBOX_PIDS_LIMIT' | 'SANDBOX_TMPFS_MB'
->;
+> &
+  Partial<Pick<SandboxConfig, 'SANDBOX_FILE_MAX_MB' | 'SANDBOX_RUNTIME'>>;
+
+export type CodeRequest = Extract<ParsedExecRequest, { mode: 'code' }>;
 
 export interface SpecInput {
   request: ParsedExecRequest;
@@ -27,39 +32,47 @@ export interface SpecInput {
   now: number;
 }
 
+/** The spec of a cold run: the job's command is the container's command. */
 export function buildContainerSpec(input: SpecInput, config: SpecLimits): ContainerSpec {
   const { request } = input;
   const mount = input.workspaceHostPath
     ? { hostPath: input.workspaceHostPath, target: WORKSPACE_TARGET, readOnly: !isWritable(request) }
     : undefined;
   return {
-    image: config.SANDBOX_IMAGE,
+    ...baseSpec(config, input.now + input.timeoutMs),
     cmd: commandLine(request),
-    user: SANDBOX_USER,
-    workingDir: mount && input.cwd ? `${WORKSPACE_TARGET}/${input.cwd}` : mount ? WORKSPACE_TARGET : '/tmp',
-    env: { HOME: '/tmp', LANG: 'C.UTF-8', PYTHONDONTWRITEBYTECODE: '1' },
-    labels: {
-      [SandboxLabels.marker]: '1',
-      [SandboxLabels.deadline]: String(input.now + input.timeoutMs + SWEEP_GRACE_MS),
-    },
+    workingDir: mount && input.cwd ? `${WORKSPACE_TARGET}/${input.cwd}` : mount ? WORKSPACE_TARGET : SCRATCH_DIR,
     mount,
-    limits: {
-      memoryBytes: config.SANDBOX_MEMORY_MB * MIB,
-      nanoCpus: Math.round(config.SANDBOX_CPUS * 1e9),
-      pidsLimit: config.SANDBOX_PIDS_LIMIT,
-      tmpfsBytes: config.SANDBOX_TMPFS_MB * MIB,
-      nofile: MAX_OPEN_FILES,
-      fileSizeBytes: MAX_FILE_BYTES,
-    },
     openStdin: request.mode === 'code' && request.stdin !== undefined,
   };
 }
 
-function isWritable(request: ParsedExecRequest): boolean {
-  return request.mode === 'command' && request.writable;
+export interface WarmSpecInput {
+  now: number;
+  /** How long the runner waits for its job before it gives up. */
+  idleMs: number;
+  /** The longest run the container may be handed. */
+  maxRunMs: number;
 }
 
-function commandLine(request: ParsedExecRequest): string[] {
+/**
+ * The spec of a pooled container: the same image, user, limits and isolation as a cold code run
+ * without a workspace, but its command is the runner, which waits on stdin for the job.
+ */
+export function buildWarmSpec(input: WarmSpecInput, config: SpecLimits): ContainerSpec {
+  const base = baseSpec(config, input.now + input.idleMs + input.maxRunMs);
+  return {
+    ...base,
+    cmd: [RUNNER_PATH],
+    workingDir: SCRATCH_DIR,
+    env: { ...base.env, [RUNNER_IDLE_ENV]: String(Math.ceil(input.idleMs / 1000)) },
+    labels: { ...base.labels, [SandboxLabels.pool]: '1' },
+    openStdin: true,
+  };
+}
+
+/** The argv that runs a command or a snippet. */
+export function commandLine(request: ParsedExecRequest): string[] {
   if (request.mode === 'command') return ['bash', '-lc', request.command];
   switch (request.language) {
     case 'python':
@@ -68,7 +81,38 @@ function commandLine(request: ParsedExecRequest): string[] {
       return ['node', '-e', request.code];
     case 'bash':
       return ['bash', '-c', request.code];
+    case 'lua':
+      return ['lua5.4', '-e', request.code];
     default:
       return assertUnreachable(request.language);
   }
+}
+
+export function containerLimits(config: SpecLimits): ContainerLimits {
+  return {
+    memoryBytes: config.SANDBOX_MEMORY_MB * MIB,
+    nanoCpus: Math.round(config.SANDBOX_CPUS * 1e9),
+    pidsLimit: config.SANDBOX_PIDS_LIMIT,
+    tmpfsBytes: config.SANDBOX_TMPFS_MB * MIB,
+    nofile: MAX_OPEN_FILES,
+    fileSizeBytes: (config.SANDBOX_FILE_MAX_MB ?? 256) * MIB,
+  };
+}
+
+function baseSpec(config: SpecLimits, runsUntil: number): Omit<ContainerSpec, 'cmd' | 'workingDir' | 'openStdin'> {
+  return {
+    image: config.SANDBOX_IMAGE,
+    user: SANDBOX_USER,
+    env: { ...RUN_ENV },
+    labels: {
+      [SandboxLabels.marker]: '1',
+      [SandboxLabels.deadline]: String(runsUntil + SWEEP_GRACE_MS),
+    },
+    limits: containerLimits(config),
+    ...(config.SANDBOX_RUNTIME ? { runtime: config.SANDBOX_RUNTIME } : {}),
+  };
+}
+
+function isWritable(request: ParsedExecRequest): boolean {
+  return request.mode === 'command' && request.writable;
 }

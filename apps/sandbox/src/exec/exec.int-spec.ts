@@ -8,13 +8,15 @@ import { connectRpcClient, type RpcClient } from '@weft/messaging';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startNats, TestImages, type StartedService } from '../../../../test/support/containers';
+import { waitFor } from '../testing/attack-helpers';
 import { createSandboxApp } from '../app';
 
 const docker = new Docker({ socketPath: '/var/run/docker.sock' });
-const LABEL = 'weft.sandbox=1';
+// Other suites may share the engine: look only at the containers this one's worker started.
+const INSTANCE = `exec-int-${process.pid}`;
 
 function labelled() {
-  return docker.listContainers({ all: true, filters: { label: [LABEL] } });
+  return docker.listContainers({ all: true, filters: { label: [`weft.sandbox.instance=${INSTANCE}`] } });
 }
 
 describe('sandbox exec (real Docker, real NATS)', () => {
@@ -53,6 +55,8 @@ describe('sandbox exec (real Docker, real NATS)', () => {
       SANDBOX_MEMORY_MB: '128',
       SANDBOX_TIMEOUT_MS: '20000',
       SANDBOX_OUTPUT_MAX_BYTES: '4096',
+      SANDBOX_POOL_SIZE: '0',
+      SANDBOX_INSTANCE_ID: INSTANCE,
       LOG_LEVEL: 'silent',
     });
     app = await createSandboxApp(config);
@@ -76,6 +80,11 @@ describe('sandbox exec (real Docker, real NATS)', () => {
     expect(result).toMatchObject({ exitCode: 0, stdout: '1\n', timedOut: false, oomKilled: false });
   });
 
+  it('runs lua code', async () => {
+    const result = await exec({ mode: 'code', language: 'lua', code: 'print(_VERSION, 6 * 7)' });
+    expect(result).toMatchObject({ exitCode: 0, stdout: 'Lua 5.4\t42\n' });
+  });
+
   it('pipes stdin to the code', async () => {
     const code = 'process.stdin.on("data", (d) => process.stdout.write(String(d).toUpperCase()))';
     const result = await exec({ mode: 'code', language: 'node', code, stdin: 'hello sandbox' });
@@ -96,7 +105,7 @@ describe('sandbox exec (real Docker, real NATS)', () => {
     const result = await exec({ mode: 'code', language: 'bash', code: 'sleep 30', timeoutMs: 1500 });
     expect(result).toMatchObject({ timedOut: true, exitCode: null });
     expect(result.durationMs).toBeLessThan(10_000);
-    expect(await labelled()).toEqual([]);
+    await waitFor('its container to be removed', async () => (await labelled()).length === 0);
   });
 
   it('caps huge stdout and stderr and flags them truncated', async () => {
@@ -144,6 +153,6 @@ describe('sandbox exec (real Docker, real NATS)', () => {
   });
 
   it('leaves no labelled containers behind', async () => {
-    expect(await labelled()).toEqual([]);
+    await waitFor('every container to be removed', async () => (await labelled()).length === 0);
   });
 });

@@ -2,13 +2,14 @@ import { Module } from '@nestjs/common';
 import type { SandboxConfig } from '@weft/config';
 import { CONTAINER_RUNTIME, type ContainerRuntime } from '../docker/container-runtime';
 import { DockerModule } from '../docker/docker.module';
+import { PoolModule } from '../pool/pool.module';
 import { SANDBOX_CONFIG } from '../tokens';
 import { ExecController } from './exec.controller';
 import { ExecService } from './exec.service';
 import { WorkspaceLocator } from './workspace-locator';
 
 @Module({
-  imports: [DockerModule],
+  imports: [DockerModule, PoolModule],
   controllers: [ExecController],
   providers: [
     ExecService,

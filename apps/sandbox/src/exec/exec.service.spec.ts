@@ -1,24 +1,48 @@
 import { loadConfig, sandboxConfigSchema } from '@weft/config';
+import { ErrorCode } from '@weft/contracts';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import type { ContainerRuntime, ContainerSpec, RunOptions, RunOutcome } from '../docker/container-runtime';
+import type {
+  ContainerRuntime,
+  ContainerSpec,
+  EngineInfo,
+  RunOptions,
+  RunOutcome,
+  WarmContainer,
+} from '../docker/container-runtime';
+import { WarmPool } from '../pool/warm-pool';
 import { ExecService } from './exec.service';
 import { WorkspaceLocator } from './workspace-locator';
 
+const outcome: RunOutcome = {
+  exitCode: 0,
+  stdout: 'ok',
+  stderr: '',
+  stdoutTruncated: false,
+  stderrTruncated: false,
+  timedOut: false,
+  oomKilled: false,
+  durationMs: 5,
+};
+
 class FakeRuntime implements ContainerRuntime {
   readonly runs: Array<{ spec: ContainerSpec; options: RunOptions }> = [];
+  readonly warmRuns: Array<{ id: string; argv: string[]; options: RunOptions }> = [];
+  private started = 0;
   async run(spec: ContainerSpec, options: RunOptions): Promise<RunOutcome> {
     this.runs.push({ spec, options });
-    return {
-      exitCode: 0,
-      stdout: 'ok',
-      stderr: '',
-      stdoutTruncated: false,
-      stderrTruncated: false,
-      timedOut: false,
-      oomKilled: false,
-      durationMs: 5,
-    };
+    return outcome;
+  }
+  async startWarm(): Promise<WarmContainer> {
+    return { id: `warm-${++this.started}`, stopped: new Promise(() => {}) };
+  }
+  async runWarm(container: WarmContainer, argv: string[], options: RunOptions): Promise<RunOutcome> {
+    this.warmRuns.push({ id: container.id, argv, options });
+    return outcome;
+  }
+  async discard(): Promise<void> {}
+  async describeEngine(): Promise<EngineInfo> {
+    return { runtimes: ['runc'], securityOptions: ['name=seccomp,profile=default'] };
   }
   async volumeMountpoint(): Promise<string> {
     return '/unused';
@@ -29,25 +53,64 @@ class FakeRuntime implements ContainerRuntime {
   async removeOwn(): Promise<void> {}
 }
 
-function setup() {
-  const config = loadConfig(sandboxConfigSchema, { SANDBOX_TIMEOUT_MS: '7000', SANDBOX_OUTPUT_MAX_BYTES: '99' });
+async function setup(poolSize = 0) {
+  const config = loadConfig(sandboxConfigSchema, {
+    SANDBOX_TIMEOUT_MS: '7000',
+    SANDBOX_OUTPUT_MAX_BYTES: '99',
+    SANDBOX_POOL_SIZE: String(poolSize),
+  });
+  const logger = pino({ level: 'silent' });
   const runtime = new FakeRuntime();
-  const service = new ExecService(config, runtime, new WorkspaceLocator(config, runtime), pino({ level: 'silent' }));
-  return { runtime, service };
+  const pool = new WarmPool(
+    runtime,
+    () => ({}) as ContainerSpec,
+    { size: poolSize, idleMs: 60_000, maxRunMs: 7_000 },
+    logger,
+  );
+  pool.onApplicationBootstrap();
+  await pool.whenFull();
+  const service = new ExecService(config, runtime, new WorkspaceLocator(config, runtime), pool, logger);
+  return { runtime, service, pool };
 }
 
 describe('ExecService', () => {
   it('uses the configured timeout and output cap when the request sets none', async () => {
-    const { runtime, service } = setup();
+    const { runtime, service } = await setup();
     const result = await service.run({ mode: 'code', language: 'python', code: 'print(1)' });
     expect(result.stdout).toBe('ok');
     expect(runtime.runs[0]?.options).toEqual({ stdin: undefined, timeoutMs: 7000, outputMaxBytes: 99 });
   });
 
   it('passes the request timeout and stdin through', async () => {
-    const { runtime, service } = setup();
+    const { runtime, service } = await setup();
     await service.run({ mode: 'code', language: 'bash', code: 'cat', stdin: 'in', timeoutMs: 1500 });
     expect(runtime.runs[0]?.options).toMatchObject({ stdin: 'in', timeoutMs: 1500 });
     expect(runtime.runs[0]?.spec.openStdin).toBe(true);
+  });
+
+  it('hands a snippet without a workspace to a warm container', async () => {
+    const { runtime, service, pool } = await setup(1);
+    await service.run({ mode: 'code', language: 'lua', code: 'print(1)', stdin: 'in' });
+    expect(runtime.warmRuns).toEqual([
+      { id: 'warm-1', argv: ['lua5.4', '-e', 'print(1)'], options: { stdin: 'in', timeoutMs: 7000, outputMaxBytes: 99 } },
+    ]);
+    expect(runtime.runs).toEqual([]);
+    await pool.close();
+  });
+
+  it('starts cold when the pool is empty', async () => {
+    const { runtime, service, pool } = await setup(1);
+    await pool.close();
+    await service.run({ mode: 'code', language: 'python', code: 'print(1)' });
+    expect(runtime.runs).toHaveLength(1);
+    expect(pool.stats).toEqual({ hits: 0, misses: 0 });
+  });
+
+  it('refuses code with a NUL byte before starting anything', async () => {
+    const { runtime, service } = await setup();
+    await expect(service.run({ mode: 'code', language: 'bash', code: 'echo a\0b' })).rejects.toMatchObject({
+      code: ErrorCode.ValidationFailed,
+    });
+    expect(runtime.runs).toEqual([]);
   });
 });

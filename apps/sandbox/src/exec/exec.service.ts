@@ -1,41 +1,47 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { SandboxConfig } from '@weft/config';
-import type { ExecResult } from '@weft/contracts';
+import { AppError, ErrorCode, type ExecResult } from '@weft/contracts';
 import type { Logger } from '@weft/logging';
-import { CONTAINER_RUNTIME, type ContainerRuntime } from '../docker/container-runtime';
+import { CONTAINER_RUNTIME, type ContainerRuntime, type RunOptions } from '../docker/container-runtime';
+import { WarmPool } from '../pool/warm-pool';
 import { LOGGER, SANDBOX_CONFIG } from '../tokens';
-import { buildContainerSpec } from './container-spec';
+import { buildContainerSpec, commandLine } from './container-spec';
 import type { ParsedExecRequest } from './exec-request';
 import { WorkspaceLocator } from './workspace-locator';
 
-/** Runs one command or snippet in a throwaway container. */
+/** Runs one command or snippet in a throwaway container: a warm one when it can, else a cold one. */
 @Injectable()
 export class ExecService {
   constructor(
     @Inject(SANDBOX_CONFIG) private readonly config: SandboxConfig,
     @Inject(CONTAINER_RUNTIME) private readonly runtime: ContainerRuntime,
     private readonly locator: WorkspaceLocator,
+    private readonly pool: WarmPool,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
   async run(request: ParsedExecRequest): Promise<ExecResult> {
+    const argv = commandLine(request);
+    if (argv.some((arg) => arg.includes('\0'))) {
+      throw new AppError(ErrorCode.ValidationFailed, 'Commands and code cannot contain a NUL byte');
+    }
     const timeoutMs = request.timeoutMs ?? this.config.SANDBOX_TIMEOUT_MS;
-    const cwd = request.mode === 'command' ? request.cwd : undefined;
-    const workspace = request.workspaceId ? await this.locator.locate(request.workspaceId, cwd) : undefined;
-    const spec = buildContainerSpec(
-      { request, workspaceHostPath: workspace?.hostPath, cwd: workspace?.cwd ?? '', timeoutMs, now: Date.now() },
-      this.config,
-    );
-    const result = await this.runtime.run(spec, {
+    const options: RunOptions = {
       stdin: request.mode === 'code' ? request.stdin : undefined,
       timeoutMs,
       outputMaxBytes: this.config.SANDBOX_OUTPUT_MAX_BYTES,
-    });
+    };
+    // Pooled containers mount nothing, so only snippets without a workspace can use one.
+    const warm = request.mode === 'code' && !request.workspaceId ? this.pool.take(timeoutMs) : undefined;
+    const result = warm
+      ? await this.runtime.runWarm(warm, argv, options)
+      : await this.runtime.run(await this.coldSpec(request, timeoutMs), options);
     // Ids and outcome only: commands and output may carry secrets.
     this.logger.info(
       {
         mode: request.mode,
         workspaceId: request.workspaceId,
+        warm: warm !== undefined,
         exitCode: result.exitCode,
         timedOut: result.timedOut,
         oomKilled: result.oomKilled,
@@ -44,5 +50,14 @@ export class ExecService {
       'sandbox run finished',
     );
     return result;
+  }
+
+  private async coldSpec(request: ParsedExecRequest, timeoutMs: number) {
+    const cwd = request.mode === 'command' ? request.cwd : undefined;
+    const workspace = request.workspaceId ? await this.locator.locate(request.workspaceId, cwd) : undefined;
+    return buildContainerSpec(
+      { request, workspaceHostPath: workspace?.hostPath, cwd: workspace?.cwd ?? '', timeoutMs, now: Date.now() },
+      this.config,
+    );
   }
 }

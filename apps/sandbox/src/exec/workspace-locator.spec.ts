@@ -37,6 +37,7 @@ describe('WorkspaceLocator', () => {
     dir = await mkdtemp(join(tmpdir(), 'weft-locator-'));
     await mkdir(join(dir, WS, 'src'), { recursive: true });
     await symlink('/etc', join(dir, WS, 'escape'));
+    await symlink('/', join(dir, 'ws_rootlink0'));
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
@@ -61,6 +62,11 @@ describe('WorkspaceLocator', () => {
   it('rejects a workspace that does not exist', async () => {
     const locator = new WorkspaceLocator({ WORKSPACES_DIR: dir }, runtime);
     await expect(locator.locate('ws_missing00')).rejects.toMatchObject({ code: ErrorCode.WorkspaceNotFound });
+  });
+
+  it('rejects a workspace whose root is a symlink, so the engine never mounts its target', async () => {
+    const locator = new WorkspaceLocator({ WORKSPACES_DIR: dir }, runtime);
+    await expect(locator.locate('ws_rootlink0')).rejects.toMatchObject({ code: ErrorCode.WorkspaceNotFound });
   });
 
   it('rejects a symlinked cwd that leaves the workspace', async () => {

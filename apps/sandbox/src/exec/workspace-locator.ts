@@ -1,4 +1,4 @@
-import { realpath, stat } from 'node:fs/promises';
+import { lstat, realpath, stat } from 'node:fs/promises';
 import { join, posix, relative, sep } from 'node:path';
 import type { SandboxConfig } from '@weft/config';
 import { AppError, ErrorCode } from '@weft/contracts';
@@ -27,7 +27,8 @@ export class WorkspaceLocator {
 
   async locate(workspaceId: string, cwd?: string): Promise<LocatedWorkspace> {
     const root = join(this.config.WORKSPACES_DIR, workspaceId);
-    if (!(await isDirectory(root))) {
+    // lstat: the engine follows a symlinked bind source, so a root that is a link is refused.
+    if (!(await isRealDirectory(root))) {
       throw new AppError(ErrorCode.WorkspaceNotFound, `Workspace ${workspaceId} does not exist`, { workspaceId });
     }
     const rel = normaliseCwd(cwd);
@@ -69,6 +70,13 @@ async function resolveInside(root: string, rel: string): Promise<string> {
   const fromRoot = relative(realRoot, target);
   if (fromRoot === '..' || fromRoot.startsWith(`..${sep}`)) throw outside(rel);
   return fromRoot.split(sep).join('/');
+}
+
+async function isRealDirectory(path: string): Promise<boolean> {
+  return lstat(path).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
 }
 
 async function isDirectory(path: string): Promise<boolean> {

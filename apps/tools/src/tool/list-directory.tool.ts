@@ -1,29 +1,36 @@
-import { AppError, ErrorCode, listDirectoryArgsSchema } from '@weft/contracts';
-import { resolveInside } from '../workspace/path-containment';
-import { type DirectoryEntry, listEntries } from '../workspace/safe-fs';
+import { AppError, ErrorCode } from '@weft/contracts';
+import { relativeName, resolveInside } from '../workspace/path-containment';
+import { type WalkedEntry, walkTree } from '../workspace/tree-walker';
 import { defineTool } from './tool';
 
-export const listDirectoryTool = defineTool('list_directory', {
-  description: 'List one level of a folder of the workspace: names, kinds and sizes.',
-  parameters: listDirectoryArgsSchema,
-  async execute({ path }, { root }) {
-    const target = await resolveInside(root, path);
-    if (!target.exists) throw new AppError(ErrorCode.FileNotFound, `No folder at '${path}'`);
-    const entries = await listEntries(root, target.real);
-    if (entries.length === 0) return `'${path}' is empty`;
-    return entries.map(formatEntry).join('\n');
-  },
+/** Entries one recursive listing returns at most. */
+export const LIST_MAX_ENTRIES = 2000;
+
+export const listDirectoryTool = defineTool('list_directory', async ({ path, recursive, includeIgnored }, { root }) => {
+  const target = await resolveInside(root, path);
+  if (!target.exists) throw new AppError(ErrorCode.FileNotFound, `No folder at '${path}'`);
+  const walk = await walkTree(root, target.real, { recursive, includeIgnored, maxEntries: LIST_MAX_ENTRIES });
+  const base = relativeName(root, target.real);
+  const lines = walk.entries.map((entry) => formatEntry(entry, base));
+  if (walk.truncated) lines.push(`[stopped after ${LIST_MAX_ENTRIES} entries; list a subfolder to see more]`);
+  if (walk.hidden > 0) {
+    lines.push(`[${walk.hidden} hidden by .gitignore or as .git/node_modules; includeIgnored: true shows them]`);
+  }
+  if (walk.entries.length === 0 && !walk.truncated) lines.unshift(`'${path}' is empty`);
+  return lines.join('\n');
 });
 
-function formatEntry(entry: DirectoryEntry): string {
+/** Names relative to the listed folder, so a recursive listing reads like `find`. */
+function formatEntry(entry: WalkedEntry, base: string): string {
+  const name = base === '.' ? entry.path : entry.path.slice(base.length + 1);
   switch (entry.type) {
     case 'directory':
-      return `${entry.name}/`;
+      return `${name}/`;
     case 'file':
-      return `${entry.name} (${entry.size} bytes)`;
+      return `${name} (${entry.size} bytes)`;
     case 'symlink':
-      return `${entry.name}@ (symbolic link)`;
+      return `${name}@ (symbolic link)`;
     case 'other':
-      return `${entry.name} (special file)`;
+      return `${name} (special file)`;
   }
 }

@@ -1,49 +1,34 @@
-import { AppError, ErrorCode, readFileArgsSchema } from '@weft/contracts';
-import { resolveInside } from '../workspace/path-containment';
-import { openForRead } from '../workspace/safe-fs';
+import { AppError, ErrorCode } from '@weft/contracts';
+import { readTextFile, splitLines } from './text-file';
 import { defineTool } from './tool';
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+/** A read of a line range may open files this large; a whole-file read stops at READ_FILE_MAX_BYTES. */
+export const RANGED_READ_MAX_BYTES = 32 * 1024 * 1024;
+/** Lines returned when offset is given without limit. */
+export const DEFAULT_LINE_LIMIT = 2000;
 
-export const readFileTool = defineTool('read_file', {
-  description: 'Read a UTF-8 text file of the workspace.',
-  parameters: readFileArgsSchema,
-  async execute({ path }, { root, limits }) {
-    const target = await resolveInside(root, path);
-    if (!target.exists) throw new AppError(ErrorCode.FileNotFound, `No file at '${path}'`);
-    const handle = await openForRead(root, target.real);
-    try {
-      const stats = await handle.stat();
-      if (stats.isDirectory()) {
-        throw new AppError(ErrorCode.NotAFile, `'${path}' is a folder; use list_directory to see what it holds`);
-      }
-      if (!stats.isFile()) throw new AppError(ErrorCode.NotAFile, `'${path}' is not a regular file`);
-      if (stats.size > limits.readFileMaxBytes) {
-        throw new AppError(
-          ErrorCode.FileTooLarge,
-          `'${path}' is ${stats.size} bytes; read_file returns files up to ${limits.readFileMaxBytes} bytes. ` +
-            'Read a part of it with a command such as sed -n or head instead.',
-        );
-      }
-      const content = await handle.readFile();
-      return decodeText(content, path);
-    } finally {
-      await handle.close();
-    }
-  },
-});
-
-function decodeText(content: Buffer, path: string): string {
-  if (content.length === 0) return '(empty file)';
-  const binary = () =>
-    new AppError(
-      ErrorCode.BinaryFile,
-      `'${path}' is a binary file (${content.length} bytes); read_file only shows text files`,
-    );
-  if (content.includes(0)) throw binary();
-  try {
-    return utf8.decode(content);
-  } catch {
-    throw binary();
+export const readFileTool = defineTool('read_file', async ({ path, offset, limit }, { root, limits }) => {
+  const ranged = offset !== undefined || limit !== undefined;
+  const maxBytes = ranged ? Math.max(RANGED_READ_MAX_BYTES, limits.readFileMaxBytes) : limits.readFileMaxBytes;
+  const file = await readTextFile(root, path, maxBytes, (size) =>
+    ranged
+      ? `'${path}' is ${size} bytes; read_file opens files up to ${maxBytes} bytes. Use search_files to find what you need in it.`
+      : `'${path}' is ${size} bytes; read_file returns whole files up to ${maxBytes} bytes. ` +
+        'Read part of it with offset and limit (lines), or find lines with search_files.',
+  );
+  const lines = splitLines(file.text);
+  if (lines.length === 0) return `(empty file)`;
+  const first = offset ?? 1;
+  if (first > lines.length) {
+    throw new AppError(ErrorCode.ValidationFailed, `offset ${first} is past the end of '${path}', which has ${lines.length} lines`);
   }
-}
+  const last = Math.min(lines.length, first - 1 + (limit ?? (ranged ? DEFAULT_LINE_LIMIT : lines.length)));
+  const width = String(last).length;
+  const body = lines
+    .slice(first - 1, last)
+    .map((line, i) => `${String(first + i).padStart(width)}\t${line}`)
+    .join('\n');
+  if (first === 1 && last === lines.length) return body;
+  const more = last < lines.length ? `; read on with offset ${last + 1}` : '';
+  return `${body}\n(lines ${first}-${last} of ${lines.length}${more})`;
+});

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { ErrorCode, type ToolCallRequest } from '@weft/contracts';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WorkspaceStore } from '../workspace/workspace-store';
+import { RipgrepAdapter } from '../search/ripgrep.adapter';
 import { ToolRegistry } from './tool-registry';
 
 const workspaceId = 'ws_tooltest01';
@@ -18,7 +19,7 @@ describe('file tools', () => {
     base = await realpath(await mkdtemp(join(tmpdir(), 'weft-tools-')));
     const store = new WorkspaceStore(join(base, 'workspaces'));
     root = await store.create(workspaceId);
-    registry = new ToolRegistry(store, { readFileMaxBytes: 1024, outputMaxBytes: 2048 });
+    registry = new ToolRegistry(store, { readFileMaxBytes: 1024, outputMaxBytes: 2048 }, new RipgrepAdapter());
     await writeFile(join(base, 'outside.txt'), 'do not touch');
   });
 
@@ -34,7 +35,7 @@ describe('file tools', () => {
       isError: false,
       output: "Created 'src/deep/a.ts' (6 bytes)",
     });
-    expect(await call('read_file', { path: 'src/deep/a.ts' })).toEqual({ isError: false, output: 'héllo' });
+    expect(await call('read_file', { path: 'src/deep/a.ts' })).toEqual({ isError: false, output: '1\théllo' });
     expect((await call('write_file', { path: 'src/deep/a.ts', content: 'x' })).output).toMatch(/^Replaced/);
     expect(await readFile(join(root, 'src/deep/a.ts'), 'utf8')).toBe('x');
   });

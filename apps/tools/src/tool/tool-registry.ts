@@ -1,15 +1,27 @@
 import { AppError, ErrorCode, type FileToolName, type ToolCallRequest, type ToolCallResult } from '@weft/contracts';
 import type { WorkspaceStore } from '../workspace/workspace-store';
+import { createDirectoryTool } from './create-directory.tool';
+import { deleteFileTool } from './delete-file.tool';
+import { editFileTool } from './edit-file.tool';
+import { globTool } from './glob.tool';
 import { listDirectoryTool } from './list-directory.tool';
+import { moveFileTool } from './move-file.tool';
 import { readFileTool } from './read-file.tool';
-import type { Tool, ToolLimits } from './tool';
+import { searchFilesTool } from './search-files.tool';
+import type { Tool, ToolContext, ToolLimits } from './tool';
 import { truncateOutput } from './truncate';
 import { writeFileTool } from './write-file.tool';
 
 const tools: Record<FileToolName, Tool> = {
   read_file: readFileTool,
   write_file: writeFileTool,
+  edit_file: editFileTool,
   list_directory: listDirectoryTool,
+  search_files: searchFilesTool,
+  glob: globTool,
+  create_directory: createDirectoryTool,
+  move_file: moveFileTool,
+  delete_file: deleteFileTool,
 };
 
 /** Failures the model caused and can correct: returned as results, never thrown. */
@@ -21,12 +33,15 @@ const expectedFailures = new Set<string>([
   ErrorCode.BinaryFile,
   ErrorCode.NotADirectory,
   ErrorCode.ValidationFailed,
+  ErrorCode.Conflict,
+  ErrorCode.Forbidden,
 ]);
 
 export class ToolRegistry {
   constructor(
     private readonly workspaces: WorkspaceStore,
     private readonly limits: ToolLimits,
+    private readonly search: ToolContext['search'],
   ) {}
 
   async call(request: ToolCallRequest): Promise<ToolCallResult> {
@@ -34,7 +49,7 @@ export class ToolRegistry {
     const root = await this.workspaces.root(request.workspaceId);
     try {
       const args = parseArguments(tool, request.arguments);
-      const output = await tool.execute(args, { root, limits: this.limits });
+      const output = await tool.execute(args, { root, limits: this.limits, search: this.search });
       return { isError: false, output: truncateOutput(output, this.limits.outputMaxBytes) };
     } catch (error) {
       if (!(error instanceof AppError) || !expectedFailures.has(error.code)) throw error;

@@ -1,10 +1,12 @@
-import type { FileToolName } from '@weft/contracts';
+import { type FileToolArgs, type FileToolName, fileToolSpecs } from '@weft/contracts';
 import type { z } from 'zod';
+import type { RipgrepAdapter } from '../search/ripgrep.adapter';
 
 export interface ToolContext {
   /** Real path of the workspace root. */
   root: string;
   limits: ToolLimits;
+  search: Pick<RipgrepAdapter, 'search'>;
 }
 
 export interface ToolLimits {
@@ -17,13 +19,18 @@ export interface ToolLimits {
  * A file tool: arguments are parsed with `parameters` before `execute` sees them. Expected
  * failures are thrown as AppError with a TOOLS.* code; the registry turns them into results.
  */
-export interface Tool<P extends z.ZodType = z.ZodType> {
+export interface Tool {
   id: FileToolName;
   description: string;
-  parameters: P;
-  execute(args: z.infer<P>, context: ToolContext): Promise<string>;
+  parameters: z.ZodType;
+  execute(args: unknown, context: ToolContext): Promise<string>;
 }
 
-export function defineTool<P extends z.ZodType>(id: FileToolName, definition: Omit<Tool<P>, 'id'>): Tool<P> {
-  return { id, ...definition };
+/** Description and schema come from the contracts, where the gateway reads them too. */
+export function defineTool<N extends FileToolName>(
+  id: N,
+  execute: (args: FileToolArgs<N>, context: ToolContext) => Promise<string>,
+): Tool {
+  const { description, parameters } = fileToolSpecs[id];
+  return { id, description, parameters, execute: (args, context) => execute(args as FileToolArgs<N>, context) };
 }

@@ -42,11 +42,26 @@ export function openForRead(root: string, real: string): Promise<FileHandle> {
   return openInside(root, real, READ_FLAGS);
 }
 
+/**
+ * `mkdir -p` of a contained path, checked again afterwards. The window left: a parent swapped
+ * for a link out between resolution and mkdir (Node has no mkdirat).
+ */
+export async function makeFolder(root: string, real: string): Promise<void> {
+  try {
+    await mkdir(real, { recursive: true, mode: 0o755 });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST' || code === 'ENOTDIR') {
+      throw new AppError(ErrorCode.NotADirectory, `'${relativeName(root, real)}' or one of its parents is a file, not a folder`);
+    }
+    throw error;
+  }
+  if (!isInside(root, await realpath(real))) throw raced(root, real);
+}
+
 /** Creates missing parents, then opens without truncating: truncation waits for the check. */
 export async function openForWrite(root: string, real: string): Promise<FileHandle> {
-  const parent = dirname(real);
-  await mkdir(parent, { recursive: true, mode: 0o755 });
-  if (!isInside(root, await realpath(parent))) throw raced(root, real);
+  await makeFolder(root, dirname(real));
   const handle = await openInside(root, real, WRITE_FLAGS, 0o644);
   const stats = await handle.stat();
   if (!stats.isFile()) {

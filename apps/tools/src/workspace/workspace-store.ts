@@ -1,8 +1,15 @@
-import { lstat, mkdir, realpath, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { cp, lstat, mkdir, realpath, rename, rm } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import { AppError, ErrorCode, workspaceIdSchema } from '@weft/contracts';
 
-/** The workspaces volume: one folder per workspace id, nothing else. */
+/**
+ * Pristine copies taken at import live beside the workspaces, never inside one: no workspace id
+ * can name this folder (ids start with `ws_`), so no tool resolves into it and the sandbox, which
+ * mounts one workspace folder, never sees it.
+ */
+export const SNAPSHOTS_FOLDER = '.weft-snapshots';
+
+/** The workspaces volume: one folder per workspace id, plus the snapshots folder. */
 export class WorkspaceStore {
   constructor(private readonly baseDir: string) {}
 
@@ -34,6 +41,38 @@ export class WorkspaceStore {
 
   async remove(workspaceId: string): Promise<void> {
     await rm(this.pathOf(workspaceId), { recursive: true, force: true });
+    await rm(this.snapshotPathOf(workspaceId), { recursive: true, force: true });
+  }
+
+  /** Copies the workspace as it is now to its snapshot (links as links), atomically by rename. */
+  async saveSnapshot(workspaceId: string): Promise<void> {
+    const root = await this.root(workspaceId);
+    const target = this.snapshotPathOf(workspaceId);
+    const staging = `${target}.partial-${process.pid}-${Date.now()}`;
+    await mkdir(join(this.baseDir, SNAPSHOTS_FOLDER), { recursive: true, mode: 0o700 });
+    try {
+      await cp(root, staging, { recursive: true, verbatimSymlinks: true, errorOnExist: true, force: false });
+      await rename(staging, target);
+    } finally {
+      await rm(staging, { recursive: true, force: true });
+    }
+  }
+
+  /** The real path of a workspace's snapshot; a workspace created before snapshots has none. */
+  async snapshot(workspaceId: string): Promise<string> {
+    const path = this.snapshotPathOf(workspaceId);
+    try {
+      if ((await lstat(path)).isDirectory()) return realpath(path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    throw new AppError(ErrorCode.NotFound, `Workspace ${workspaceId} has no snapshot of its original files to diff against`, {
+      workspaceId,
+    });
+  }
+
+  private snapshotPathOf(workspaceId: string): string {
+    return join(this.baseDir, SNAPSHOTS_FOLDER, basename(this.pathOf(workspaceId)));
   }
 
   private pathOf(workspaceId: string): string {

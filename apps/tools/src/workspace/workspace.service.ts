@@ -1,11 +1,13 @@
-import { AppError, ErrorCode, type ReadPathResult } from '@weft/contracts';
+import { AppError, ErrorCode, type ReadPathResult, type WorkspaceUsage } from '@weft/contracts';
 import type { Logger } from '@weft/logging';
 import { ArchiveUnreadable, inspectArchive } from '../archive/archive-inspector';
 import { ExportTooLarge, exportArchive } from '../archive/archive-exporter';
 import { extractArchive } from '../archive/archive-extractor';
 import { type ArchiveLimits, EntryRejected } from '../archive/entry-policy';
+import { PatchTooLarge, type ExportedPatch, type PatchLimits, exportPatch } from '../patch/patch-exporter';
 import { resolveInside } from './path-containment';
 import { listEntries, openForRead } from './safe-fs';
+import { measureTree } from './workspace-usage';
 import type { WorkspaceStore } from './workspace-store';
 
 /** What the gateway serves from `GET /v1/workspaces/:id/files/<path>` in one reply. */
@@ -14,7 +16,12 @@ export const READ_PATH_MAX_BYTES = 8 * 1024 * 1024;
 export interface CreateWorkspaceCommand {
   workspaceId: string;
   archiveBase64?: string;
+  /** What is left of the owner's quota; an archive that unpacks to more is refused. */
+  maxBytes?: number;
 }
+
+/** Export patches travel in one NATS message, like archives. */
+export const PATCH_LIMITS: PatchLimits = { maxFileBytes: 4 * 1024 * 1024, maxPatchBytes: 8 * 1024 * 1024, maxEntries: 200_000 };
 
 export class WorkspaceService {
   constructor(
@@ -23,20 +30,52 @@ export class WorkspaceService {
     private readonly log: Logger,
   ) {}
 
-  async create({ workspaceId, archiveBase64 }: CreateWorkspaceCommand): Promise<{ files: number; bytes: number }> {
+  async create({ workspaceId, archiveBase64, maxBytes }: CreateWorkspaceCommand): Promise<{ files: number; bytes: number }> {
     const archive = archiveBase64 === undefined ? undefined : Buffer.from(archiveBase64, 'base64');
     // Validated before the folder exists, so a rejected upload never leaves one behind.
-    if (archive) await this.rejectingArchive(workspaceId, () => inspectArchive(archive, this.limits));
+    if (archive) {
+      const declared = await this.rejectingArchive(workspaceId, () => inspectArchive(archive, this.limits));
+      if (maxBytes !== undefined && declared.bytes > maxBytes) {
+        throw new AppError(ErrorCode.PayloadTooLarge, `The archive unpacks to ${declared.bytes} bytes; your workspace quota has ${maxBytes} bytes left`, {
+          bytes: declared.bytes,
+          quotaBytesLeft: maxBytes,
+        });
+      }
+    }
     const root = await this.store.create(workspaceId);
-    if (!archive) return { files: 0, bytes: 0 };
     try {
-      const totals = await this.rejectingArchive(workspaceId, () => extractArchive(archive, root, this.limits));
-      this.log.info({ workspaceId, ...totals }, 'workspace created from archive');
+      const totals = archive ? await this.rejectingArchive(workspaceId, () => extractArchive(archive, root, this.limits)) : { files: 0, bytes: 0 };
+      await this.store.saveSnapshot(workspaceId);
+      this.log.info({ workspaceId, ...totals }, 'workspace created');
       return totals;
     } catch (error) {
       await this.store.remove(workspaceId);
       throw error;
     }
+  }
+
+  /** Everything changed since the workspace was created, as a git-style patch. */
+  async exportPatch(workspaceId: string): Promise<ExportedPatch> {
+    const root = await this.store.root(workspaceId);
+    try {
+      return await exportPatch(await this.store.snapshot(workspaceId), root, PATCH_LIMITS);
+    } catch (error) {
+      if (!(error instanceof PatchTooLarge)) throw error;
+      throw new AppError(ErrorCode.FileTooLarge, `Workspace ${workspaceId}: ${error.message}`, { workspaceId, maxBytes: error.maxBytes });
+    }
+  }
+
+  /** A workspace that does not exist uses nothing. */
+  async usage(workspaceIds: readonly string[]): Promise<WorkspaceUsage[]> {
+    const usages: WorkspaceUsage[] = [];
+    for (const workspaceId of workspaceIds) {
+      const root = await this.store.root(workspaceId).catch((error: unknown) => {
+        if (error instanceof AppError && error.code === ErrorCode.WorkspaceNotFound) return null;
+        throw error;
+      });
+      usages.push({ workspaceId, ...(root ? await measureTree(root) : { files: 0, bytes: 0 }) });
+    }
+    return usages;
   }
 
   private async rejectingArchive<T>(workspaceId: string, work: () => Promise<T>): Promise<T> {

@@ -21,6 +21,16 @@ export class WorkspacesController {
     return this.workspaces.readPath(request.workspaceId, request.path);
   }
 
+  @MessagePattern(Routes.toolsExportPatch.subject)
+  exportPatch(@Payload(new ZodPayloadPipe(Routes.toolsExportPatch.request)) request: Request<'toolsExportPatch'>) {
+    return this.workspaces.exportPatch(request.workspaceId);
+  }
+
+  @MessagePattern(Routes.toolsWorkspaceUsage.subject)
+  async usage(@Payload(new ZodPayloadPipe(Routes.toolsWorkspaceUsage.request)) request: Request<'toolsWorkspaceUsage'>) {
+    return { workspaces: await this.workspaces.usage(request.workspaceIds) };
+  }
+
   @MessagePattern(Routes.toolsExportWorkspace.subject)
   export(@Payload(new ZodPayloadPipe(Routes.toolsExportWorkspace.request)) request: Request<'toolsExportWorkspace'>) {
     return this.workspaces.export(request.workspaceId);

@@ -1,30 +1,16 @@
-import {
-  executeCodeArgsSchema,
-  listDirectoryArgsSchema,
-  readFileArgsSchema,
-  runCommandArgsSchema,
-  writeFileArgsSchema,
-} from '@weft/contracts';
+import { FileToolName, type ToolCallRequest, executeCodeArgsSchema, fileToolSpecs, runCommandArgsSchema } from '@weft/contracts';
 import { type AgentTool, defineTool } from './define-tool';
 import { formatExecResult } from './exec-format';
 
-const readFile = defineTool('read_file', {
-  description: 'Read a UTF-8 text file of the workspace.',
-  parameters: readFileArgsSchema,
-  execute: (args, ctx) => ctx.files.call({ workspaceId: ctx.workspaceId, tool: 'read_file', arguments: args }),
-});
-
-const writeFile = defineTool('write_file', {
-  description: 'Create or overwrite a file of the workspace with the given content.',
-  parameters: writeFileArgsSchema,
-  execute: (args, ctx) => ctx.files.call({ workspaceId: ctx.workspaceId, tool: 'write_file', arguments: args }),
-});
-
-const listDirectory = defineTool('list_directory', {
-  description: 'List the entries (name, type, size) of a folder of the workspace.',
-  parameters: listDirectoryArgsSchema,
-  execute: (args, ctx) => ctx.files.call({ workspaceId: ctx.workspaceId, tool: 'list_directory', arguments: args }),
-});
+/** The tools worker's file tools, offered as the contracts declare them and dispatched to it as they are. */
+const fileTools = FileToolName.options.map((name) =>
+  defineTool(name, {
+    description: fileToolSpecs[name].description,
+    parameters: fileToolSpecs[name].parameters,
+    // `args` was parsed with this tool's own schema, so it is the arguments of `name`.
+    execute: (args, ctx) => ctx.files.call({ workspaceId: ctx.workspaceId, tool: name, arguments: args } as ToolCallRequest),
+  }),
+);
 
 const runCommand = defineTool('run_command', {
   description:
@@ -44,5 +30,5 @@ const executeCode = defineTool('execute_code', {
 
 /** Every tool the agent offers the model, by name. */
 export const agentTools: ReadonlyMap<string, AgentTool> = new Map(
-  [readFile, writeFile, listDirectory, runCommand, executeCode].map((tool) => [tool.definition.name, tool]),
+  [...fileTools, runCommand, executeCode].map((tool) => [tool.definition.name, tool]),
 );

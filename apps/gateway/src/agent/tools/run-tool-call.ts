@@ -12,19 +12,31 @@ const TURN_FATAL_CODES: ReadonlySet<ErrorCode> = new Set([
   ErrorCode.Internal,
 ]);
 
+/** The permission check: a refusal becomes the call's result, and the tool does not run. */
+export type AuthorizeCall = (call: ToolCall) => Promise<{ allowed: true } | { allowed: false; output: string }>;
+
 /**
- * Runs one call of the model. An unknown tool, bad arguments or a domain error from a worker
- * becomes an error observation the model can act on; a platform failure is thrown.
+ * Runs one call of the model. An unknown tool, bad arguments, a refused permission or a domain
+ * error from a worker becomes an error observation the model can act on; a platform failure is thrown.
  */
 export async function runToolCall(
   tools: ReadonlyMap<string, AgentTool>,
   call: ToolCall,
   context: ToolContext,
+  authorize?: AuthorizeCall,
 ): Promise<ToolOutcome> {
   const tool = tools.get(call.name);
   if (!tool) {
     const known = [...tools.keys()].join(', ');
     return { isError: true, output: `${ErrorCode.UnknownTool}: there is no tool "${call.name}"; available: ${known}` };
+  }
+  // The inference worker checked the arguments against the tool's schema and found them wanting.
+  if (call.argumentsError) {
+    return { isError: true, output: truncate(`${call.argumentsError.code}: ${call.argumentsError.message}`) };
+  }
+  if (authorize) {
+    const authorization = await authorize(call);
+    if (!authorization.allowed) return { isError: true, output: truncate(authorization.output) };
   }
   try {
     const outcome = await tool.run(call.arguments, context);

@@ -1,0 +1,107 @@
+import { randomBytes } from 'node:crypto';
+import type { INestMicroservice } from '@nestjs/common';
+import type { StoredSessionEvent } from '@weft/contracts';
+import { createLogger } from '@weft/logging';
+import { WireErrorFilter, createNatsMicroservice } from '@weft/messaging';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type StartedService, startNats, startRedis } from '../../../test/support/containers';
+import { type GatewayProcess, buildGateway, startGatewayProcess } from './test/gateway-process';
+import { ScriptedWorkersModule, script, scriptedWorld } from './test/scripted-workers';
+import { readEvents } from './test/sse-client';
+
+/**
+ * Kill the gateway (SIGKILL) in the middle of a turn, start another: the turn finishes, the
+ * user's message is kept, and no tool call runs twice. The gateways are real processes built
+ * from this tree; inference, tools and sandbox are scripted stand-ins in this process.
+ */
+const ADMIN_TOKEN = 'admin-token-for-tests-0123456789';
+
+let redis: StartedService;
+let nats: StartedService;
+let workers: INestMicroservice;
+let env: Record<string, string>;
+const gateways: GatewayProcess[] = [];
+
+beforeAll(async () => {
+  buildGateway();
+  [redis, nats] = await Promise.all([startRedis(), startNats()]);
+  workers = await createNatsMicroservice(ScriptedWorkersModule, {
+    natsUrl: nats.url,
+    queue: 'gateway-durability-fakes',
+    logger: createLogger('scripted-workers', 'silent'),
+  });
+  workers.useGlobalFilters(new WireErrorFilter(() => undefined));
+  await workers.listen();
+  env = {
+    REDIS_URL: redis.url,
+    NATS_URL: nats.url,
+    WEFT_ADMIN_TOKEN: ADMIN_TOKEN,
+    REDIS_KEY_PREFIX: `dur-${randomBytes(4).toString('hex')}:`,
+    LOG_LEVEL: 'warn',
+    AGENT_JOB_LOCK_MS: '1000',
+    PERMISSIONS_SERVER_RULES: JSON.stringify({ allow: ['Bash(make:*)'] }),
+  };
+});
+
+afterAll(async () => {
+  await Promise.all(gateways.map((g) => g.kill()));
+  await workers?.close();
+  await Promise.all([redis?.stop(), nats?.stop()]);
+});
+
+async function api(base: string, method: string, path: string, token: string, body?: unknown) {
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+}
+
+const commandsRun = (command: string) => scriptedWorld.execs.filter((e) => e.mode === 'command' && e.command === command).length;
+
+describe('a gateway killed mid-turn', () => {
+  it('is replaced by another that finishes the turn without running a finished or started call again', async () => {
+    const first = await startGatewayProcess(env);
+    gateways.push(first);
+    const userId = String((await api(first.url, 'POST', '/v1/admin/users', ADMIN_TOKEN, { name: 'kim' })).json.id);
+    const key = String((await api(first.url, 'POST', `/v1/admin/users/${userId}/keys`, ADMIN_TOKEN)).json.key);
+    const workspaceId = String((await api(first.url, 'POST', '/v1/workspaces', key, {})).json.id);
+    const sessionId = String((await api(first.url, 'POST', '/v1/sessions', key, { workspaceId, model: 'tiny' })).json.id);
+    script(sessionId, [
+      { calls: [{ name: 'run_command', arguments: { command: 'make one' } }] },
+      { calls: [{ name: 'run_command', arguments: { command: 'make two' } }] },
+      { text: 'Both steps are done.' },
+    ]);
+    let release!: () => void;
+    scriptedWorld.execGates.set('make two', new Promise<void>((r) => (release = r)));
+    const started = new Promise<void>((r) => scriptedWorld.execStarted.set('make two', r));
+
+    const posted = await api(first.url, 'POST', `/v1/sessions/${sessionId}/messages`, key, { content: 'build both' });
+    const turnId = String(posted.json.turnId);
+    await started;
+    await first.kill();
+    release();
+
+    const second = await startGatewayProcess(env);
+    gateways.push(second);
+    const events = await readEvents(
+      `${second.url}/v1/sessions/${sessionId}/events?after=0-0`,
+      { authorization: `Bearer ${key}` },
+      (e: StoredSessionEvent) => e.type === 'turn.completed' || e.type === 'turn.failed',
+    );
+    expect(events.at(-1)).toMatchObject({ type: 'turn.completed', turnId });
+    expect(events.filter((e) => e.type === 'turn.started').map((e) => e.type === 'turn.started' && e.resumed)).toEqual([undefined, true]);
+    expect(commandsRun('make one')).toBe(1);
+    expect(commandsRun('make two')).toBe(1);
+    const two = events.find((e) => e.type === 'tool.completed' && e.output.includes('may or may not have taken effect'));
+    expect(two).toBeDefined();
+
+    const session = await api(second.url, 'GET', `/v1/sessions/${sessionId}`, key);
+    const messages = session.json.messages as Array<{ role: string; content: string }>;
+    expect(messages[0]).toEqual({ role: 'user', content: 'build both' });
+    expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool', 'assistant']);
+    expect(messages.at(-1)?.content).toBe('Both steps are done.');
+    expect(session.json.activeTurnId).toBeNull();
+  });
+});

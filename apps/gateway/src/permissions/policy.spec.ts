@@ -1,0 +1,165 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { PermissionPolicy } from './policy';
+import type { RuleLayer, RuleSet } from './rule';
+import { BashParser } from './shell/bash-parser';
+import { subjectOf } from './tool-subjects';
+
+let policy: PermissionPolicy;
+beforeAll(async () => {
+  policy = new PermissionPolicy(await BashParser.load());
+});
+
+const layer = (scope: RuleLayer['scope'], rules: Partial<RuleSet>): RuleLayer => ({
+  scope,
+  rules: { allow: [], ask: [], deny: [], ...rules },
+});
+const corpusRules = [layer('user', { allow: ['Bash(npm run test:*)'], deny: ['Bash(curl:*)'] })];
+const bash = (command: string, layers: RuleLayer[] = corpusRules) =>
+  policy.evaluate(subjectOf({ id: 'c1', name: 'run_command', arguments: { command } }), layers);
+const tool = (name: string, args: Record<string, unknown>, layers: RuleLayer[]) =>
+  policy.evaluate(subjectOf({ id: 'c1', name, arguments: args }), layers);
+
+const fiftyNoOps = `${': ; '.repeat(50)}curl x`;
+
+/** The bypass corpus of issue 5, with only `Bash(npm run test:*)` allowed and `Bash(curl:*)` denied. */
+const corpus: Array<[string, 'ask' | 'deny']> = [
+  ['npm run test; curl x', 'deny'],
+  ['npm run test && rm -rf ~', 'ask'],
+  ['&& rm -rf ~', 'ask'],
+  ['npm run test | sh', 'ask'],
+  ['| sh', 'ask'],
+  ['$(curl x)', 'deny'],
+  ['npm run test -- $(curl x)', 'deny'],
+  ['npm run test `curl x`', 'deny'],
+  ['`curl x`', 'deny'],
+  ['npm run test\ncurl x', 'deny'],
+  ['\ncurl x', 'deny'],
+  ['npm run test\rcurl x', 'deny'],
+  ['\rcurl x', 'deny'],
+  ['npm run test\r\n', 'ask'],
+  ['FOO=1 curl x', 'deny'],
+  ['FOO=1 npm run test', 'ask'],
+  ['env curl x', 'deny'],
+  ['env npm run test', 'ask'],
+  ['/usr/bin/curl x', 'deny'],
+  ['/usr/bin/env curl x', 'deny'],
+  ["bash -c 'curl x'", 'deny'],
+  ["sh -c 'npm run test'", 'ask'],
+  ["bash -lc \"bash -c 'curl x'\"", 'deny'],
+  ['eval "curl x"', 'deny'],
+  ['> ~/.bashrc', 'ask'],
+  ['npm run test > ~/.bashrc', 'ask'],
+  ['npm run test >> ~/.bashrc 2>&1', 'ask'],
+  ['<(cat .env)', 'ask'],
+  ['npm run test <(cat .env)', 'ask'],
+  ['npm run test {a,b}', 'ask'],
+  ['{curl,x} y', 'deny'],
+  ['c{u,}rl x', 'deny'],
+  ["npm run test $'\\n'", 'ask'],
+  ["$'\\x63url' x", 'deny'],
+  ["$'curl' x", 'deny'],
+  [fiftyNoOps, 'deny'],
+  [`${'true && '.repeat(50)}curl x`, 'deny'],
+  [`${'npm run test; '.repeat(60)}`, 'ask'],
+  ["c'u'rl x", 'deny'],
+  ['c\\url x', 'deny'],
+  ['npm run test\u200b; curl x', 'deny'],
+  ['xargs curl < urls.txt', 'deny'],
+  ['npm run test $HOME', 'ask'],
+  ['npm run test & curl x', 'deny'],
+  ['(curl x)', 'deny'],
+  ['{ curl x; }', 'deny'],
+  ['if true; then curl x; fi', 'deny'],
+  ['f() { curl x; }; f', 'deny'],
+  ['cat <<EOF\n$(curl x)\nEOF', 'deny'],
+  ['npm run test "$(curl x)"', 'deny'],
+  ['timeout 5 curl x', 'deny'],
+  ['npm run test; (', 'ask'],
+];
+
+describe('the bypass corpus', () => {
+  it.each(corpus)('%j → %s', (command, expected) => {
+    const decision = bash(command);
+    expect(decision.behavior).toBe(expected);
+    if (command.includes('curl') || command.includes('c{u,}rl') || command.includes('\\x63url')) {
+      expect(decision.behavior).toBe('deny');
+    }
+  });
+
+  it('allows only what the allow rule covers, word by word', () => {
+    expect(bash('npm run test').behavior).toBe('allow');
+    expect(bash('npm run test -- --watch 2>&1').behavior).toBe('allow');
+    expect(bash('npm run test && npm run test').behavior).toBe('allow');
+    expect(bash('npm run testevil').behavior).toBe('ask');
+    expect(bash('npm run build').behavior).toBe('ask');
+    expect(bash('npm run test > /dev/null').behavior).toBe('allow');
+  });
+
+  it('names the reasons and suggests no rule for a risky command', () => {
+    const decision = bash('npm run test -- $(date)');
+    expect(decision.reasons).toContain('command substitution ($(…))');
+    expect(decision.suggestedRules).toEqual([]);
+    expect(bash('git status && npm run build').suggestedRules).toEqual(['Bash(git status)', 'Bash(npm run build)']);
+  });
+});
+
+describe('PermissionPolicy', () => {
+  it('applies deny, then ask, then allow across scopes, whichever scope the rule is in', () => {
+    const layers = [
+      layer('server', { deny: ['Bash(git push:*)'], ask: ['Bash(git commit:*)'] }),
+      layer('user', { allow: ['Bash(git push:*)', 'Bash(git commit:*)', 'Bash(git status)'] }),
+    ];
+    expect(bash('git push origin main', layers)).toMatchObject({ behavior: 'deny', rule: { scope: 'server', rule: 'Bash(git push:*)' } });
+    expect(bash('git commit -m "x"', layers)).toMatchObject({ behavior: 'ask', rule: { scope: 'server' } });
+    expect(bash('git status', layers)).toMatchObject({ behavior: 'allow', rule: { scope: 'user', rule: 'Bash(git status)' } });
+    expect(bash('git status --short', layers).behavior).toBe('ask');
+    expect(bash('git push $(y)', layers).behavior).toBe('deny');
+  });
+
+  it('matches glob patterns over the whole command', () => {
+    const layers = [layer('session', { allow: ['Bash(git log *)'] })];
+    expect(bash('git log --oneline -5', layers).behavior).toBe('allow');
+    expect(bash('git logx', layers).behavior).toBe('ask');
+  });
+
+  it('allows reads and asks for writes, deletes, code and unknown tools by default', () => {
+    expect(tool('read_file', { path: 'src/a.ts' }, []).behavior).toBe('allow');
+    expect(tool('list_directory', {}, []).behavior).toBe('allow');
+    expect(tool('write_file', { path: 'a.ts', content: '' }, [])).toMatchObject({ behavior: 'ask', suggestedRules: ['Write(a.ts)'] });
+    expect(tool('edit_file', { path: './src/a.ts', edits: [] }, [])).toMatchObject({ behavior: 'ask', suggestedRules: ['Edit(src/a.ts)'] });
+    expect(tool('delete_file', { path: 'a.ts' }, [])).toMatchObject({ behavior: 'ask', suggestedRules: ['Delete(a.ts)'] });
+    expect(tool('execute_code', { language: 'python', code: '1' }, [])).toMatchObject({ behavior: 'ask', suggestedRules: ['execute_code'] });
+    expect(tool('mcp__github__create_issue', {}, []).behavior).toBe('ask');
+    expect(bash('ls', []).behavior).toBe('ask');
+  });
+
+  it('matches Read, Edit, Write and Delete globs against workspace-relative paths', () => {
+    const layers = [
+      layer('workspace', { allow: ['Edit(**/*.ts)', 'Delete(tmp/**)'], deny: ['Read(**/.env)', 'Edit(src/generated/**)'] }),
+      layer('user', { ask: ['Read(secrets/**)'] }),
+    ];
+    expect(tool('write_file', { path: 'src/a.ts', content: '' }, layers)).toMatchObject({ behavior: 'allow', rule: { rule: 'Edit(**/*.ts)' } });
+    expect(tool('edit_file', { path: 'b.ts', edits: [] }, layers).behavior).toBe('allow');
+    expect(tool('write_file', { path: 'src/a.js', content: '' }, layers).behavior).toBe('ask');
+    expect(tool('write_file', { path: 'src/generated/x.ts', content: '' }, layers).behavior).toBe('deny');
+    expect(tool('write_file', { path: '../other/x.ts', content: '' }, layers).behavior).toBe('ask');
+    expect(tool('read_file', { path: './config/.env' }, layers).behavior).toBe('deny');
+    expect(tool('read_file', { path: '.env' }, layers).behavior).toBe('deny');
+    expect(tool('read_file', { path: 'secrets/key' }, layers).behavior).toBe('ask');
+    expect(tool('delete_file', { path: 'tmp/x/y' }, layers).behavior).toBe('allow');
+    expect(tool('move_file', { from: 'tmp/a.ts', to: 'src/a.ts' }, layers).behavior).toBe('allow');
+    expect(tool('move_file', { from: 'src/a.ts', to: 'tmp/a.ts' }, layers).behavior).toBe('ask');
+  });
+
+  it('matches bare tool names and MCP servers', () => {
+    const layers = [layer('user', { allow: ['execute_code', 'mcp__github'], deny: ['mcp__evil__wipe', 'Bash'] })];
+    expect(tool('execute_code', { language: 'python', code: '1' }, layers).behavior).toBe('allow');
+    expect(tool('mcp__github__create_issue', {}, layers).behavior).toBe('allow');
+    expect(tool('mcp__evil__wipe', {}, layers).behavior).toBe('deny');
+    expect(bash('ls', layers).behavior).toBe('deny');
+  });
+
+  it('refuses a call whose subject is missing instead of asking about it', () => {
+    expect(tool('write_file', { content: 'x' }, [])).toMatchObject({ behavior: 'deny', reasons: ['write_file needs a string "path"'] });
+  });
+});

@@ -1,0 +1,228 @@
+import { posix } from 'node:path';
+import picomatch from 'picomatch';
+import { type PermissionRule, type PermissionScope, type RuleLayer, RuleKind, parseRules } from './rule';
+import type { BashParser } from './shell/bash-parser';
+import { type CommandAnalysis, type SimpleCommand, analyzeCommand } from './shell/command-analysis';
+import { basename } from './shell/words';
+import type { FileAction, PermissionSubject } from './tool-subjects';
+
+export type Behavior = 'allow' | 'ask' | 'deny';
+
+export interface PolicyDecision {
+  behavior: Behavior;
+  /** The rule that decided and its scope; absent when a default decided. */
+  rule?: { scope: PermissionScope; rule: string };
+  /** Why: for ask, what could not be vouched for; for deny, what matched. */
+  reasons: string[];
+  /** What `allow_always` would store so that the same call is allowed next time (none for risky commands). */
+  suggestedRules: string[];
+}
+
+interface ScopedRule extends PermissionRule {
+  scope: PermissionScope;
+}
+
+interface Layers {
+  allow: ScopedRule[];
+  ask: ScopedRule[];
+  deny: ScopedRule[];
+}
+
+const CATEGORIES: Readonly<Record<FileAction, readonly string[]>> = {
+  read: [RuleKind.Read],
+  write: [RuleKind.Edit, RuleKind.Write],
+  delete: [RuleKind.Delete],
+};
+/** Defaults when no rule matches: reads are allowed, everything else is asked about. */
+const FILE_DEFAULTS: Readonly<Record<FileAction, Behavior>> = { read: 'allow', write: 'ask', delete: 'ask' };
+
+/**
+ * The permission policy: deny, then ask, then allow, across every scope; the first match in that
+ * order decides. A server rule can therefore never be loosened by a user, workspace or session.
+ */
+export class PermissionPolicy {
+  constructor(private readonly parser: BashParser) {}
+
+  evaluate(subject: PermissionSubject, layers: readonly RuleLayer[]): PolicyDecision {
+    const rules = flatten(layers);
+    switch (subject.kind) {
+      case 'command':
+        return this.command(subject.tool, subject.command, analyzeCommand(this.parser, subject.command), rules);
+      case 'files':
+        return files(subject.tool, subject.targets, rules);
+      case 'code':
+      case 'other':
+        return byName(subject.tool, rules);
+      case 'invalid':
+        return { behavior: 'deny', reasons: [subject.message], suggestedRules: [] };
+    }
+  }
+
+  private command(tool: string, text: string, analysis: CommandAnalysis, rules: Layers): PolicyDecision {
+    const matches = (rule: ScopedRule, command: SimpleCommand, normalise: boolean) =>
+      isToolRule(rule, tool) || (rule.name === RuleKind.Bash && commandMatches(rule.specifier, command.words, normalise));
+    for (const rule of rules.deny) {
+      const hit = analysis.commands.find((c) => matches(rule, c, true));
+      if (hit) return deny(rule, `${show(hit)} in ${JSON.stringify(text)} matches ${rule.text}`);
+      if (analysis.risks.length > 0 && rule.name === RuleKind.Bash && scanMatches(rule.specifier, analysis.tokenRuns)) {
+        return deny(rule, `${JSON.stringify(text)} contains ${rule.text} in a form that cannot be checked exactly`);
+      }
+    }
+    for (const rule of rules.ask) {
+      const hit = analysis.commands.find((c) => matches(rule, c, false));
+      if (hit) return ask([`${show(hit)} matches ${rule.text}`], [], rule);
+    }
+    const allowAll = rules.allow.find((rule) => isToolRule(rule, tool) || (rule.name === RuleKind.Bash && matchesEverything(rule.specifier)));
+    if (analysis.risks.length > 0) {
+      if (allowAll) return { behavior: 'allow', rule: scoped(allowAll), reasons: [], suggestedRules: [] };
+      return ask(analysis.risks, []);
+    }
+    const unmatched = analysis.commands.filter((c) => !rules.allow.some((rule) => matches(rule, c, false)));
+    if (unmatched.length === 0) {
+      const first = rules.allow.find((rule) => analysis.commands.some((c) => matches(rule, c, false)));
+      return { behavior: 'allow', rule: first && scoped(first), reasons: [], suggestedRules: [] };
+    }
+    const suggestions = unmatched.map((c) => `Bash(${show(c)})`);
+    return ask(unmatched.map((c) => `no rule allows ${show(c)}`), [...new Set(suggestions)]);
+  }
+}
+
+function files(tool: string, targets: Array<{ action: FileAction; path: string }>, rules: Layers): PolicyDecision {
+  const matches = (rule: ScopedRule, target: { action: FileAction; path: string }, forAllow: boolean) => {
+    if (isToolRule(rule, tool)) return true;
+    if (!CATEGORIES[target.action].includes(rule.name)) return false;
+    if (rule.specifier === null) return true;
+    const path = normalisePath(target.path);
+    if (forAllow && path.outside) return false;
+    return globMatches(rule.specifier, path.value);
+  };
+  for (const rule of rules.deny) {
+    const hit = targets.find((t) => matches(rule, t, false));
+    if (hit) return deny(rule, `${hit.action} ${hit.path} matches ${rule.text}`);
+  }
+  for (const rule of rules.ask) {
+    const hit = targets.find((t) => matches(rule, t, false));
+    if (hit) return ask([`${hit.action} ${hit.path} matches ${rule.text}`], [], rule);
+  }
+  const reasons: string[] = [];
+  const suggestions: string[] = [];
+  let decidedBy: ScopedRule | undefined;
+  for (const target of targets) {
+    const allowedBy = rules.allow.find((rule) => matches(rule, target, true));
+    decidedBy ??= allowedBy;
+    if (allowedBy || FILE_DEFAULTS[target.action] === 'allow') continue;
+    reasons.push(`no rule allows ${target.action === 'delete' ? 'deleting' : 'writing'} ${target.path}`);
+    suggestions.push(`${suggestedKind(tool, target.action)}(${normalisePath(target.path).value})`);
+  }
+  if (reasons.length > 0) return ask(reasons, suggestions);
+  return { behavior: 'allow', rule: decidedBy && scoped(decidedBy), reasons: [], suggestedRules: [] };
+}
+
+function byName(tool: string, rules: Layers): PolicyDecision {
+  const deniedBy = rules.deny.find((rule) => isToolRule(rule, tool));
+  if (deniedBy) return deny(deniedBy, `${tool} matches ${deniedBy.text}`);
+  const askedBy = rules.ask.find((rule) => isToolRule(rule, tool));
+  if (askedBy) return ask([`${tool} matches ${askedBy.text}`], [], askedBy);
+  const allowedBy = rules.allow.find((rule) => isToolRule(rule, tool));
+  if (allowedBy) return { behavior: 'allow', rule: scoped(allowedBy), reasons: [], suggestedRules: [] };
+  return ask([`no rule allows ${tool}`], [tool]);
+}
+
+function flatten(layers: readonly RuleLayer[]): Layers {
+  const pick = (list: 'allow' | 'ask' | 'deny') =>
+    layers.flatMap((layer) => parseRules(layer.rules[list]).map((rule) => ({ ...rule, scope: layer.scope })));
+  return { allow: pick('allow'), ask: pick('ask'), deny: pick('deny') };
+}
+
+/** A bare rule naming this tool, or an MCP server (`mcp__github` covers every `mcp__github__*` tool). */
+function isToolRule(rule: PermissionRule, tool: string): boolean {
+  if (rule.specifier !== null) return false;
+  if (rule.name === tool) return true;
+  if (rule.name === RuleKind.Bash && tool === 'run_command') return true;
+  return rule.name.startsWith('mcp__') && tool.startsWith(`${rule.name}__`);
+}
+
+function matchesEverything(specifier: string | null): boolean {
+  return specifier === null || specifier === '*' || specifier === ':*';
+}
+
+/**
+ * `prefix:*` matches a command whose words start with the prefix's words; a pattern with `*`
+ * matches the words joined by spaces as a glob; anything else must equal the command exactly.
+ * With `normalise` (deny rules), `/usr/bin/curl` counts as `curl`.
+ */
+function commandMatches(specifier: string | null, words: Array<string | null>, normalise: boolean): boolean {
+  if (matchesEverything(specifier)) return true;
+  const candidates = [words];
+  const first = words[0];
+  if (normalise && first && first.includes('/')) candidates.push([basename(first), ...words.slice(1)]);
+  const spec = (specifier as string).trim();
+  return candidates.some((candidate) => {
+    if (spec.endsWith(':*')) {
+      const prefix = splitWords(spec.slice(0, -2));
+      return prefix.length <= candidate.length && prefix.every((word, i) => candidate[i] === word);
+    }
+    const joined = candidate.map((w) => w ?? '\0').join(' ');
+    if (spec.includes('*')) return globToRegExp(splitWords(spec).join(' ')).test(joined);
+    return joined === splitWords(spec).join(' ');
+  });
+}
+
+/** The deny scan of a risky command: the rule's leading literal words appear in a row anywhere. */
+function scanMatches(specifier: string | null, runs: string[][]): boolean {
+  if (matchesEverything(specifier)) return true;
+  const spec = (specifier as string).replace(/:\*$/, '');
+  const words: string[] = [];
+  for (const word of splitWords(spec)) {
+    if (word.includes('*')) break;
+    words.push(word);
+  }
+  const [head, ...rest] = words;
+  if (head === undefined) return true;
+  return runs.some((run) =>
+    run.some((token, i) => basename(token) === basename(head) && rest.every((word, k) => run[i + k + 1] === word)),
+  );
+}
+
+function globToRegExp(glob: string): RegExp {
+  const escaped = glob.split('*').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  return new RegExp(`^${escaped.join('[^\\0]*')}$`, 's');
+}
+
+function splitWords(text: string): string[] {
+  return text.split(/\s+/).filter((w) => w !== '');
+}
+
+/** Paths are relative to the workspace root; one that leaves it never matches an allow rule. */
+export function normalisePath(path: string): { value: string; outside: boolean } {
+  const normalised = posix.normalize(path.replace(/\\/g, '/'));
+  const value = normalised.replace(/^\.\/+/, '').replace(/\/+$/, '') || '.';
+  const outside = value.startsWith('/') || value === '..' || value.startsWith('../');
+  return { value, outside };
+}
+
+function globMatches(pattern: string, path: string): boolean {
+  const anchored = pattern.replace(/^\/+/, '');
+  return picomatch(anchored, { dot: true, basename: !anchored.includes('/') })(path);
+}
+
+function suggestedKind(tool: string, action: FileAction): string {
+  if (action === 'delete') return RuleKind.Delete;
+  return tool === 'edit_file' ? RuleKind.Edit : RuleKind.Write;
+}
+
+function show(command: SimpleCommand): string {
+  return command.words.map((w) => w ?? '…').join(' ');
+}
+
+function scoped(rule: ScopedRule): { scope: PermissionScope; rule: string } {
+  return { scope: rule.scope, rule: rule.text };
+}
+
+function deny(rule: ScopedRule, reason: string): PolicyDecision {
+  return { behavior: 'deny', rule: scoped(rule), reasons: [reason], suggestedRules: [] };
+}
+
+function ask(reasons: string[], suggestedRules: string[], rule?: ScopedRule): PolicyDecision {
+  return { behavior: 'ask', rule: rule && scoped(rule), reasons, suggestedRules };
+}

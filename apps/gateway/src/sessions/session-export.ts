@@ -1,0 +1,118 @@
+import type { ChatMessage, StoredSessionEvent } from '@weft/contracts';
+import { RUNTIME_NOTE_PREFIX } from '../agent/system-prompt';
+import type { Session } from './sessions.repository';
+
+/** Events that make up the audit trail: every tool call, permission decision and result. */
+const AUDIT_TYPES = new Set<StoredSessionEvent['type']>([
+  'tool.called',
+  'permission.requested',
+  'permission.decided',
+  'tool.completed',
+  'turn.interrupted',
+  'turn.cancelled',
+]);
+
+function header(session: Session) {
+  const { id, title, workspaceId, model, createdAt, instructions } = session;
+  return { type: 'session', id, title, workspaceId, model, createdAt, instructions };
+}
+
+/**
+ * The whole session as JSON lines: the session, then every message as the model saw it, then
+ * every event as the user saw it (deltas left out: `message.completed` carries their text).
+ */
+export function toJsonl(session: Session, messages: ChatMessage[], events: StoredSessionEvent[]): string {
+  const lines = [
+    header(session),
+    ...messages.map((message, index) => ({ type: 'message', index, message })),
+    ...events.filter((e) => e.type !== 'message.delta').map((event) => ({ type: 'event', event })),
+  ];
+  return lines.map((line) => JSON.stringify(line)).join('\n') + '\n';
+}
+
+export function toAuditJsonl(events: StoredSessionEvent[]): string {
+  return events
+    .filter((e) => AUDIT_TYPES.has(e.type))
+    .map((e) => JSON.stringify(e))
+    .map((line) => `${line}\n`)
+    .join('');
+}
+
+/** The conversation as a person reads it, built from the event log. */
+export function toMarkdown(session: Session, events: StoredSessionEvent[]): string {
+  const out: string[] = [`# ${session.title ?? `Session ${session.id}`}`, ''];
+  out.push(`- Session: \`${session.id}\``, `- Workspace: \`${session.workspaceId}\``, `- Model: \`${session.model}\``);
+  out.push(`- Created: ${session.createdAt}`);
+  if (session.instructions?.project) out.push(`- Project instructions: \`${session.instructions.project.file}\``);
+  if (session.instructions?.personal) out.push('- Personal instructions: yes');
+  let pending = '';
+  const flush = () => {
+    if (pending.trim() !== '') out.push('', '## Assistant', '', pending.trim());
+    pending = '';
+  };
+  for (const event of events) {
+    switch (event.type) {
+      case 'message.delta':
+        pending += event.text;
+        break;
+      case 'message.created':
+        flush();
+        out.push('', `## User · ${event.at}`, '', event.content);
+        break;
+      case 'message.completed':
+        if (pending.trim() === '') pending = event.content;
+        flush();
+        break;
+      case 'tool.called':
+        flush();
+        out.push('', `**Tool call** \`${event.call.name}\` (${event.call.id})`, '', fence(JSON.stringify(event.call.arguments, null, 2), 'json'));
+        break;
+      case 'permission.requested':
+        out.push('', `**Permission asked** for \`${event.subject}\`: ${event.reasons.join('; ')}`);
+        break;
+      case 'permission.decided':
+        if (event.decidedBy !== 'policy') {
+          const who = event.decidedBy === 'user' ? `user ${event.userId ?? ''}`.trim() : event.decidedBy;
+          out.push('', `**Permission ${event.decision}** by ${who}${event.reason ? `: ${event.reason}` : ''}`);
+        } else if (event.decision === 'deny') {
+          out.push('', `**Permission deny** by policy${event.rule ? ` (${event.scope} rule \`${event.rule}\`)` : ''}`);
+        }
+        break;
+      case 'tool.completed':
+        out.push('', `**Result${event.isError ? ' (error)' : ''}** of \`${event.name}\``, '', fence(event.output));
+        break;
+      case 'turn.interrupted':
+        flush();
+        out.push('', `> Turn interrupted (${event.reason}): ${event.message}`);
+        break;
+      case 'turn.cancelled':
+        flush();
+        out.push('', '> Turn cancelled');
+        break;
+      case 'turn.failed':
+        flush();
+        out.push('', `> Turn failed: ${event.code}: ${event.message}`);
+        break;
+      case 'turn.started':
+      case 'turn.completed':
+        break;
+      default:
+        break;
+    }
+  }
+  flush();
+  return `${out.join('\n')}\n`;
+}
+
+/** A short line for session lists: the first thing the user asked. */
+export function preview(message: ChatMessage | undefined, max = 120): string | null {
+  if (!message || message.role !== 'user' || message.content.startsWith(RUNTIME_NOTE_PREFIX)) return null;
+  const line = message.content.replace(/\s+/g, ' ').trim();
+  return line.length <= max ? line : `${line.slice(0, max - 1)}…`;
+}
+
+function fence(text: string, lang = ''): string {
+  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  const ticks = '`'.repeat(longest + 1);
+  return `${ticks}${lang}\n${text}\n${ticks}`;
+}

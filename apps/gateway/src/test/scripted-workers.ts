@@ -1,0 +1,139 @@
+import { Controller, Module } from '@nestjs/common';
+import { EventPattern, MessagePattern, Payload } from '@nestjs/microservices';
+import {
+  AppError,
+  ErrorCode,
+  type ExecRequest,
+  type ExecResult,
+  type GenerateChunk,
+  type GenerateRequest,
+  type ReadPathResult,
+  Routes,
+  type ToolCallRequest,
+} from '@weft/contracts';
+import { Observable } from 'rxjs';
+
+/** One scripted model step: text, tool calls, or a generation that never ends until cancelled. */
+export interface ScriptStep {
+  text?: string;
+  calls?: Array<{ name: string; arguments: Record<string, unknown> }>;
+  hang?: boolean;
+  promptTokens?: number;
+}
+
+/**
+ * In-test stand-ins for the inference, tools and sandbox workers, driven per session: the gateway
+ * is what is under test. Each session has a script of model steps; files live in a map per
+ * workspace; every tool call, exec and cancel is recorded.
+ */
+export const scriptedWorld = {
+  scripts: new Map<string, ScriptStep[]>(),
+  files: new Map<string, string>(),
+  generateRequests: [] as GenerateRequest[],
+  toolCalls: [] as ToolCallRequest[],
+  execs: [] as ExecRequest[],
+  /** Request ids named on `weft.inference.v1.cancel`. */
+  cancelled: [] as string[],
+  /** Commands that block until their gate opens, by command text. */
+  execGates: new Map<string, Promise<void>>(),
+  execStarted: new Map<string, () => void>(),
+};
+
+export function script(sessionId: string, steps: ScriptStep[]): void {
+  scriptedWorld.scripts.set(sessionId, [...steps]);
+}
+
+export function putFile(workspaceId: string, path: string, content: string): void {
+  scriptedWorld.files.set(`${workspaceId}:${path}`, content);
+}
+
+export function requestsOf(sessionId: string): GenerateRequest[] {
+  return scriptedWorld.generateRequests.filter((r) => r.sessionId === sessionId);
+}
+
+let callCounter = 0;
+
+@Controller()
+class ScriptedWorkersController {
+  @MessagePattern(Routes.inferenceListModels.subject)
+  listModels() {
+    return { models: [{ id: 'tiny', provider: 'scripted', contextSize: 4096 }] };
+  }
+
+  @MessagePattern(Routes.inferenceGenerate.subject)
+  generate(@Payload() request: GenerateRequest): Observable<GenerateChunk> {
+    scriptedWorld.generateRequests.push(request);
+    const steps = scriptedWorld.scripts.get(request.sessionId ?? '') ?? [];
+    const step = steps.shift() ?? { text: 'done' };
+    return new Observable<GenerateChunk>((subscriber) => {
+      const text = step.text ?? '';
+      if (text !== '') subscriber.next({ type: 'delta', text });
+      // A hung generation streams nothing more; only weft.inference.v1.cancel would stop a real one.
+      if (step.hang) return undefined;
+      const toolCalls = (step.calls ?? []).map((c) => ({ id: `call_${++callCounter}`, ...c }));
+      subscriber.next({
+        type: 'done',
+        result: {
+          text,
+          toolCalls,
+          finishReason: toolCalls.length > 0 ? 'tool_calls' : 'stop',
+          usage: { promptTokens: step.promptTokens ?? 7, completionTokens: 3 },
+          timings: { totalMs: 1 },
+        },
+      });
+      subscriber.complete();
+      return undefined;
+    });
+  }
+
+  @EventPattern(Routes.inferenceCancel.subject)
+  cancel(@Payload() payload: { requestId: string }) {
+    scriptedWorld.cancelled.push(payload.requestId);
+  }
+
+  @MessagePattern(Routes.toolsCall.subject)
+  call(@Payload() request: ToolCallRequest) {
+    scriptedWorld.toolCalls.push(request);
+    const args = request.arguments as { path?: string; content?: string };
+    if (request.tool === 'read_file') {
+      const content = scriptedWorld.files.get(`${request.workspaceId}:${args.path}`);
+      if (content === undefined) return { isError: true, output: `TOOLS.FILE_NOT_FOUND: No such file: ${args.path}` };
+      return { isError: false, output: content };
+    }
+    if (request.tool === 'write_file') scriptedWorld.files.set(`${request.workspaceId}:${args.path}`, args.content ?? '');
+    return { isError: false, output: `${request.tool} ok` };
+  }
+
+  @MessagePattern(Routes.toolsCreateWorkspace.subject)
+  createWorkspace() {
+    return { files: 0, bytes: 0 };
+  }
+
+  @MessagePattern(Routes.toolsReadPath.subject)
+  readPath(@Payload() request: { workspaceId: string; path: string }): ReadPathResult {
+    const content = scriptedWorld.files.get(`${request.workspaceId}:${request.path}`);
+    if (content === undefined) throw new AppError(ErrorCode.FileNotFound, `No such file: ${request.path}`);
+    return { kind: 'file', size: content.length, contentBase64: Buffer.from(content).toString('base64') };
+  }
+
+  @MessagePattern(Routes.sandboxExec.subject)
+  async exec(@Payload() request: ExecRequest): Promise<ExecResult> {
+    scriptedWorld.execs.push(request);
+    const command = request.mode === 'command' ? request.command : request.code;
+    scriptedWorld.execStarted.get(command)?.();
+    await scriptedWorld.execGates.get(command);
+    return {
+      exitCode: 0,
+      stdout: `ran: ${command}\n`,
+      stderr: '',
+      stdoutTruncated: false,
+      stderrTruncated: false,
+      timedOut: false,
+      oomKilled: false,
+      durationMs: 1,
+    };
+  }
+}
+
+@Module({ controllers: [ScriptedWorkersController] })
+export class ScriptedWorkersModule {}

@@ -1,0 +1,114 @@
+import { ErrorCode } from '@weft/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startNats, type StartedService } from '../../../../test/support/containers';
+import { connectClient, makeTempDir, makeTestModel, removeDir, startWorker, type Client, type StartedWorker } from '../testing/worker-harness';
+import { validateJson } from '../tool-calls/validate-json';
+
+describe('concurrency, queueing and sampling', () => {
+  let dir: string;
+  let nats: StartedService;
+  let worker: StartedWorker;
+  let client: Client;
+
+  beforeAll(async () => {
+    dir = await makeTempDir('weft-concurrency-');
+    await makeTestModel(dir);
+    nats = await startNats();
+    const tiny = { provider: 'llama', path: 'tiny.gguf', contextSize: 2048, threads: 1, gpuLayers: 0 };
+    worker = await startWorker(nats.url, dir, {
+      models: [
+        { ...tiny, id: 'tiny', sequences: 4, maxQueue: 8 },
+        { ...tiny, id: 'narrow', sequences: 1, maxQueue: 1 },
+      ],
+    });
+    client = await connectClient(nats.url);
+    // Load both models now, so timings below are of generation alone.
+    await Promise.all(['tiny', 'narrow'].map((model) => client.collect({ model, messages: [{ role: 'user', content: 'warm up' }], maxTokens: 1 })));
+  });
+
+  afterAll(async () => {
+    await client?.close();
+    await worker?.close();
+    await nats?.stop();
+    await removeDir(dir);
+  });
+
+  it('decodes several sessions in one context at once and completes them all', async () => {
+    const started = performance.now();
+    const results = await Promise.all(
+      ['a', 'b', 'c', 'd'].map((s) => client.collect({ model: 'tiny', sessionId: `conc-${s}`, messages: [{ role: 'user', content: `Hello ${s}` }], maxTokens: 64 })),
+    );
+    const wall = performance.now() - started;
+    expect(results.map((r) => r.result.usage.completionTokens)).toEqual([64, 64, 64, 64]);
+    // Batched, not one after another: nobody waited for a sequence.
+    expect(results.every((r) => (r.result.timings.queuedMs ?? 0) < 50)).toBe(true);
+    const serial = results.reduce((sum, r) => sum + r.result.timings.totalMs, 0);
+    expect(wall).toBeLessThan(serial);
+  });
+
+  it('queues up to maxQueue requests beyond the sequences and answers INFERENCE.BUSY past that', async () => {
+    const ask = (n: number) => client.codeOf({ model: 'narrow', messages: [{ role: 'user', content: `request ${n}` }], maxTokens: 400 });
+    const first = ask(1);
+    const second = ask(2);
+    const third = ask(3);
+    expect(await third).toBe(ErrorCode.InferenceBusy);
+    expect(await first).toBeUndefined();
+    expect(await second).toBeUndefined();
+  });
+
+  it('is reproducible for a seed and varies across seeds at temperature 1', async () => {
+    const sample = (seed: number) =>
+      client.collect({ model: 'tiny', messages: [{ role: 'user', content: 'Tell a story' }], maxTokens: 24, temperature: 1, seed, topK: 40, topP: 0.95, minP: 0.01, repeatPenalty: 1.1 });
+    const [a, b, c] = await Promise.all([sample(7), sample(7), sample(8)]);
+    expect(a.result.text).toBe(b.result.text);
+    expect(a.result.text).not.toBe(c.result.text);
+  });
+
+  it('stops before a stop sequence and reports stop', async () => {
+    const messages = [{ role: 'user' as const, content: 'Write something' }];
+    const free = await client.collect({ model: 'tiny', messages, maxTokens: 40, temperature: 0 });
+    const text = free.result.text;
+    const stop = text.slice(20, 24);
+    const before = text.slice(0, text.indexOf(stop));
+    const stopped = await client.collect({ model: 'tiny', messages, maxTokens: 40, temperature: 0, stop: [stop] });
+    expect(stopped.result.finishReason).toBe('stop');
+    expect(stopped.result.text).toBe(before);
+  });
+
+  it('constrains the reply to a JSON Schema: every sample parses and validates', async () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        count: { type: 'integer' },
+        ratio: { type: 'number' },
+        label: { type: 'string', maxLength: 12 },
+        mode: { enum: ['fast', 'slow'] },
+        tags: { type: 'array', items: { type: 'string', maxLength: 6 }, maxItems: 3 },
+      },
+      required: ['count', 'ratio', 'label', 'mode', 'tags'],
+    };
+    for (let seed = 1; seed <= 12; seed++) {
+      const { result } = await client.collect({
+        model: 'tiny',
+        messages: [{ role: 'user', content: 'Describe the job as JSON' }],
+        maxTokens: 200,
+        temperature: 1,
+        seed,
+        jsonSchema: schema,
+      });
+      expect(result.finishReason).toBe('stop');
+      const value: unknown = JSON.parse(result.text);
+      expect(validateJson(value, schema)).toEqual([]);
+    }
+  });
+
+  it('refuses jsonSchema together with tools as INFERENCE.INVALID_REQUEST', async () => {
+    const code = await client.codeOf({
+      model: 'tiny',
+      messages: [{ role: 'user', content: 'x' }],
+      jsonSchema: { type: 'object', properties: {} },
+      tools: [{ name: 'noop', description: 'nothing', parameters: { type: 'object', properties: {} } }],
+    });
+    expect(code).toBe(ErrorCode.InvalidRequest);
+  });
+});

@@ -1,0 +1,168 @@
+import type { ToolCall, ToolDefinition } from '@weft/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startNats, type StartedService } from '../../../../test/support/containers';
+import { connectClient, makeTempDir, makeTestModel, removeDir, startWorker, type Client, type StartedWorker } from '../testing/worker-harness';
+import { validateJson } from './validate-json';
+
+const SAMPLES = 40;
+/** Random weights write junk at about one character a token: room for capped strings to close. */
+const FORCED_MAX_TOKENS = 1500;
+
+const tools: ToolDefinition[] = [
+  {
+    name: 'read_file',
+    description: 'Read part of a file',
+    parameters: {
+      type: 'object',
+      properties: {
+        path: { type: 'string' },
+        offset: { type: 'integer' },
+        limit: { type: 'integer' },
+      },
+      required: ['path', 'offset', 'limit'],
+      additionalProperties: false,
+    },
+  },
+  {
+    name: 'search',
+    description: 'Search the workspace',
+    parameters: {
+      type: 'object',
+      properties: {
+        query: { type: 'string' },
+        mode: { enum: ['literal', 'regex'] },
+        caseSensitive: { type: 'boolean' },
+        score: { type: 'number' },
+        globs: { type: 'array', items: { type: 'string' }, maxItems: 4 },
+        window: { type: 'object', properties: { before: { type: 'integer' }, after: { type: 'integer' } } },
+      },
+      required: ['query', 'mode', 'caseSensitive', 'score', 'globs', 'window'],
+    },
+  },
+];
+
+describe('tool calls from a local model', () => {
+  let dir: string;
+  let nats: StartedService;
+  let worker: StartedWorker;
+  let client: Client;
+
+  beforeAll(async () => {
+    dir = await makeTempDir('weft-tools-');
+    await makeTestModel(dir);
+    nats = await startNats();
+    worker = await startWorker(nats.url, dir, {
+      models: [{ id: 'tiny', provider: 'llama', path: 'tiny.gguf', contextSize: 4096, threads: 1, gpuLayers: 0, sequences: 4 }],
+    });
+    client = await connectClient(nats.url);
+  });
+
+  afterAll(async () => {
+    await client?.close();
+    await worker?.close();
+    await nats?.stop();
+    await removeDir(dir);
+  });
+
+  function expectWellFormed(call: ToolCall) {
+    const tool = tools.find((t) => t.name === call.name);
+    expect(tool, `unknown tool ${call.name}`).toBeDefined();
+    expect(call.argumentsError, JSON.stringify(call)).toBeUndefined();
+    expect(validateJson(call.arguments, tool?.parameters)).toEqual([]);
+    // What crossed NATS is what was validated: no Infinity turned into null on the way.
+    expect(JSON.parse(JSON.stringify(call.arguments))).toEqual(call.arguments);
+  }
+
+  async function sample(seed: number, toolChoice?: 'required') {
+    return client.collect({
+      model: 'tiny',
+      sessionId: `tools-${toolChoice ?? 'auto'}-${seed % 4}`,
+      messages: [
+        { role: 'system', content: 'You are a coding agent. Use the tools.' },
+        { role: 'user', content: 'Find where the tests are configured and read that file.' },
+      ],
+      tools,
+      toolChoice,
+      maxTokens: toolChoice ? FORCED_MAX_TOKENS : 48,
+      temperature: 1,
+      seed,
+    });
+  }
+
+  it('lets the model answer or call with native function calling; any call it makes matches its schema', async () => {
+    let calls = 0;
+    for (let seed = 1; seed <= SAMPLES; seed += 4) {
+      const batch = await Promise.all([0, 1, 2, 3].map((i) => sample(seed + i)));
+      for (const { result } of batch) {
+        calls += result.toolCalls.length;
+        result.toolCalls.forEach(expectWellFormed);
+        if (result.toolCalls.length > 0) expect(result.finishReason).toBe('tool_calls');
+      }
+    }
+    // A random-weight model almost never writes the chat format's call syntax by itself.
+    expect(calls).toBeGreaterThanOrEqual(0);
+  });
+
+  it('forces a call with toolChoice "required": every sampled call parses and matches its schema', async () => {
+    const names = new Set<string>();
+    for (let seed = 1; seed <= SAMPLES; seed += 4) {
+      const batch = await Promise.all([0, 1, 2, 3].map((i) => sample(seed + i, 'required')));
+      for (const { result, deltas } of batch) {
+        expect(result.finishReason).toBe('tool_calls');
+        expect(result.toolCalls).toHaveLength(1);
+        expect(deltas.join('')).toBe('');
+        const call = result.toolCalls[0] as ToolCall;
+        expectWellFormed(call);
+        names.add(call.name);
+      }
+    }
+    expect(names.size).toBe(2);
+  });
+
+  it('flags arguments the grammar cannot express (minimum) with a typed argumentsError, never passes them on', async () => {
+    const bounded: ToolDefinition[] = [
+      {
+        name: 'seek',
+        description: 'Seek to a line',
+        parameters: { type: 'object', properties: { line: { type: 'integer', minimum: 1, maximum: 9 } }, required: ['line'] },
+      },
+    ];
+    let flagged = 0;
+    for (let seed = 1; seed <= 12; seed++) {
+      const { result } = await client.collect({
+        model: 'tiny',
+        messages: [{ role: 'user', content: 'seek' }],
+        tools: bounded,
+        toolChoice: 'required',
+        maxTokens: 200,
+        temperature: 1,
+        seed,
+      });
+      const call = result.toolCalls[0] as ToolCall;
+      const problems = validateJson(call.arguments, bounded[0]?.parameters);
+      if (problems.length === 0) {
+        expect(call.argumentsError).toBeUndefined();
+      } else {
+        flagged++;
+        expect(call.argumentsError).toMatchObject({ code: 'INFERENCE.TOOL_ARGUMENTS_INVALID', message: expect.stringMatching(/\$\.line: (below 1|above 9)/) });
+      }
+    }
+    expect(flagged).toBeGreaterThan(0);
+  });
+
+  it('forces a named tool, and reports a call cut off by maxTokens as length without a call', async () => {
+    const named = await client.collect({
+      model: 'tiny',
+      messages: [{ role: 'user', content: 'search' }],
+      tools,
+      toolChoice: { name: 'search' },
+      maxTokens: FORCED_MAX_TOKENS,
+      temperature: 1,
+      seed: 3,
+    });
+    expect(named.result.toolCalls.map((c) => c.name)).toEqual(['search']);
+
+    const cut = await client.collect({ model: 'tiny', messages: [{ role: 'user', content: 'read' }], tools, toolChoice: 'required', maxTokens: 5 });
+    expect(cut.result).toMatchObject({ finishReason: 'length', toolCalls: [] });
+  });
+});

@@ -1,0 +1,91 @@
+import { connect } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startNats, startRedis, type StartedService } from '../../../../test/support/containers';
+import { expectHealthy } from '../testing/attack-helpers';
+import { startSandboxHarness, type SandboxHarness } from '../testing/sandbox-harness';
+
+/** Tries each `host:port` from inside and prints one verdict per line. */
+const PROBE = [
+  'import socket, sys',
+  'for target in sys.argv[1:]:',
+  '    host, port = target.rsplit(":", 1)',
+  '    try:',
+  '        socket.create_connection((host, int(port)), timeout=2).close()',
+  '        print(target, "CONNECTED")',
+  '    except Exception as e:',
+  '        print(target, type(e).__name__)',
+].join('\n');
+
+function hostCanConnect(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port, timeout: 2_000 });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
+  });
+}
+
+describe('attack: network egress', () => {
+  let nats: StartedService;
+  let redis: StartedService;
+  let sandbox: SandboxHarness;
+  let targets: string[];
+
+  /** The bridge address, and the host's gateway address on that bridge, of the container publishing `port`. */
+  async function bridgeAddresses(port: number): Promise<{ address: string; gateway: string }> {
+    const running = await sandbox.docker.listContainers();
+    const owner = running.find((c) => c.Ports.some((p) => p.PublicPort === port));
+    const { IPAddress: address, Gateway: gateway } = owner?.NetworkSettings.Networks.bridge ?? {};
+    if (!address || !gateway) throw new Error(`no bridge address for the container publishing ${port}`);
+    return { address, gateway };
+  }
+
+  beforeAll(async () => {
+    [nats, redis] = await Promise.all([startNats(), startRedis()]);
+    sandbox = await startSandboxHarness(nats.url);
+    const { address: natsIp, gateway } = await bridgeAddresses(nats.port);
+    const { address: redisIp } = await bridgeAddresses(redis.port);
+    // Control: from the host every one of these is live, so a refusal inside means something.
+    expect(await hostCanConnect(natsIp, 4222)).toBe(true);
+    expect(await hostCanConnect(redisIp, 6379)).toBe(true);
+    expect(await hostCanConnect(gateway, nats.port)).toBe(true);
+    targets = [
+      'nats:4222',
+      'redis:6379',
+      `${natsIp}:4222`,
+      `${redisIp}:6379`,
+      `${gateway}:${nats.port}`,
+      `${gateway}:${redis.port}`,
+      '1.1.1.1:53',
+      'example.com:443',
+    ];
+  });
+  afterEach(() => expectHealthy(sandbox));
+  afterAll(async () => {
+    await sandbox?.close();
+    await Promise.all([nats?.stop(), redis?.stop()]);
+  });
+
+  it('reaches nothing from a pooled snippet: not redis, not nats, not the host, not the internet', async () => {
+    const result = await sandbox.exec({ mode: 'code', language: 'bash', code: `python3 -c '${PROBE}' ${targets.join(' ')}` });
+    const verdicts = result.stdout.trim().split('\n');
+    expect(verdicts).toHaveLength(targets.length);
+    expect(verdicts.filter((line) => line.endsWith('CONNECTED'))).toEqual([]);
+    // Names do not even resolve.
+    expect(verdicts.slice(0, 2)).toEqual(['nats:4222 gaierror', 'redis:6379 gaierror']);
+  });
+
+  it('reaches nothing from a command run in a writable workspace either', async () => {
+    const workspaceId = await sandbox.newWorkspace();
+    const command = `python3 -c '${PROBE}' ${targets.join(' ')}; ls /sys/class/net`;
+    const result = await sandbox.exec({ mode: 'command', workspaceId, command, writable: true });
+    expect(result.stdout).not.toContain('CONNECTED');
+    expect(result.stdout.trim().split('\n').at(-1)).toBe('lo');
+  });
+});

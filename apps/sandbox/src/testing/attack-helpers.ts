@@ -1,0 +1,49 @@
+import { randomInt } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
+import type Docker from 'dockerode';
+import { expect } from 'vitest';
+import type { SandboxHarness } from './sandbox-harness';
+
+/** A number no other process on the host carries in its command line. */
+export function uniqueToken(): string {
+  return String(randomInt(100_000, 999_999));
+}
+
+/**
+ * Host processes whose command line contains `token`. The engine runs on this host, so a
+ * container's processes are visible here: this is the host's view, not the sandbox's.
+ */
+export async function hostProcessesWith(token: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    const cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
+    if (cmdline.includes(token)) found.push(`${entry}: ${cmdline.replaceAll('\0', ' ').trim()}`);
+  }
+  return found;
+}
+
+/** Polls a condition until it holds or the deadline passes (awaiting an effect we cannot subscribe to). */
+export async function waitFor(what: string, condition: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/**
+ * The worker and the engine survived: a normal run still works, and nothing of this worker is
+ * left but idle pooled containers.
+ */
+export async function expectHealthy(sandbox: SandboxHarness): Promise<void> {
+  const result = await sandbox.exec({ mode: 'code', language: 'python', code: 'print(1)' });
+  expect(result).toMatchObject({ exitCode: 0, stdout: '1\n', timedOut: false, oomKilled: false });
+  // Finished containers are removed just after the reply; a refill may be between create and start.
+  const idlePooled = (c: Docker.ContainerInfo) =>
+    c.Labels['weft.sandbox.pool'] === '1' && (c.State === 'running' || c.State === 'created');
+  await waitFor('finished containers to be removed', async () =>
+    (await sandbox.containers()).every(idlePooled),
+  );
+  expect((await sandbox.containers()).length).toBeLessThanOrEqual(2);
+}

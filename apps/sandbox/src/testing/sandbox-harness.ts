@@ -1,0 +1,86 @@
+import { chmod, mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { INestMicroservice } from '@nestjs/common';
+import { loadConfig, sandboxConfigSchema } from '@weft/config';
+import { Routes, type ExecRequest, type ExecResult } from '@weft/contracts';
+import { connectRpcClient } from '@weft/messaging';
+import Docker from 'dockerode';
+import { createSandboxApp } from '../app';
+import { WarmPool } from '../pool/warm-pool';
+
+/** Tight limits so every bomb ends fast on a 2-core machine. */
+export const HarnessLimits = {
+  memoryMb: 128,
+  pidsLimit: 64,
+  tmpfsMb: 16,
+  fileMaxMb: 8,
+  outputMaxBytes: 4096,
+  timeoutMs: 10_000,
+} as const;
+
+export interface SandboxHarness {
+  /** The worker's view of the workspaces volume (a real temp folder). */
+  root: string;
+  /** Stamped on every container this harness's worker starts. */
+  instance: string;
+  docker: Docker;
+  pool: WarmPool;
+  exec(request: ExecRequest): Promise<ExecResult>;
+  /** A fresh workspace the sandbox user (uid 10001) may write to. */
+  newWorkspace(): Promise<string>;
+  /** Containers of this worker, idle pooled ones included. */
+  containers(): Promise<Docker.ContainerInfo[]>;
+  close(): Promise<void>;
+}
+
+let counter = 0;
+
+/**
+ * A real sandbox worker on a real NATS server and the real Docker engine, reached through the
+ * same request the gateway sends. Integration tests only.
+ */
+export async function startSandboxHarness(natsUrl: string, env: Record<string, string> = {}): Promise<SandboxHarness> {
+  const instance = `harness-${process.pid}-${++counter}`;
+  const root = await realpath(await mkdtemp(join(tmpdir(), 'weft-sandbox-')));
+  const config = loadConfig(sandboxConfigSchema, {
+    NATS_URL: natsUrl,
+    WORKSPACES_DIR: root,
+    SANDBOX_IMAGE: process.env.WEFT_SANDBOX_IMAGE ?? 'weft/sandbox-runtime:latest',
+    SANDBOX_MEMORY_MB: String(HarnessLimits.memoryMb),
+    SANDBOX_PIDS_LIMIT: String(HarnessLimits.pidsLimit),
+    SANDBOX_TMPFS_MB: String(HarnessLimits.tmpfsMb),
+    SANDBOX_FILE_MAX_MB: String(HarnessLimits.fileMaxMb),
+    SANDBOX_OUTPUT_MAX_BYTES: String(HarnessLimits.outputMaxBytes),
+    SANDBOX_TIMEOUT_MS: String(HarnessLimits.timeoutMs),
+    SANDBOX_POOL_SIZE: '2',
+    SANDBOX_INSTANCE_ID: instance,
+    LOG_LEVEL: 'silent',
+    ...env,
+  });
+  const app: INestMicroservice = await createSandboxApp(config);
+  await app.listen();
+  const rpc = await connectRpcClient(natsUrl, 60_000);
+  const docker = new Docker({ socketPath: config.DOCKER_SOCKET });
+  let workspaces = 0;
+  return {
+    root,
+    instance,
+    docker,
+    pool: app.get(WarmPool),
+    exec: (request) => rpc.client.request(Routes.sandboxExec, request, { timeoutMs: 60_000 }),
+    async newWorkspace() {
+      const id = `ws_${instance.replace(/[^a-zA-Z0-9]/g, '')}${String(++workspaces).padStart(3, '0')}`;
+      await mkdir(join(root, id));
+      await chmod(join(root, id), 0o777);
+      return id;
+    },
+    containers: () =>
+      docker.listContainers({ all: true, filters: { label: [`weft.sandbox.instance=${instance}`] } }),
+    async close() {
+      await rpc.close();
+      await app.close();
+      await rm(root, { recursive: true, force: true });
+    },
+  };
+}

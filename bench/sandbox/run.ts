@@ -1,0 +1,135 @@
+/**
+ * `npm run bench:sandbox`: latency of a python `print(1)` through the sandbox worker's warm pool,
+ * through the worker with the pool off, and as a plain `docker run --rm` of the same image with
+ * the same limits; one after another and as a burst of concurrent runs. Not a test: it prints
+ * a table. Needs the Docker engine and the images `npm run images` builds.
+ */
+import 'reflect-metadata';
+import { cpus } from 'node:os';
+import type { INestMicroservice } from '@nestjs/common';
+import { loadConfig, sandboxConfigSchema, type SandboxConfig } from '@weft/config';
+import { Routes } from '@weft/contracts';
+import { createLogger } from '@weft/logging';
+import { connectRpcClient } from '@weft/messaging';
+import { createSandboxApp } from '../../apps/sandbox/src/app';
+import { buildContainerSpec } from '../../apps/sandbox/src/exec/container-spec';
+import { WarmPool } from '../../apps/sandbox/src/pool/warm-pool';
+import { startNats } from '../../test/support/containers';
+import { docker, dockerRunArgs } from './docker-run';
+import { burst, percentile, sequential } from './stats';
+
+const SEQUENTIAL_RUNS = Number(process.env.BENCH_SEQUENTIAL ?? 20);
+const BURST_SIZE = Number(process.env.BENCH_BURST ?? 32);
+const WARMUP_RUNS = 2;
+const CODE = 'print(1)';
+const INSTANCE = `bench-${process.pid}`;
+
+interface Figures {
+  sequential: number[];
+  burst: number[];
+  burstWallMs: number;
+  note?: string;
+}
+
+async function main(): Promise<void> {
+  const nats = await startNats();
+  const env = {
+    NATS_URL: nats.url,
+    SANDBOX_INSTANCE_ID: INSTANCE,
+    LOG_LEVEL: 'warn',
+    ...pick(process.env, ['SANDBOX_IMAGE', 'SANDBOX_RUNTIME', 'SANDBOX_MEMORY_MB', 'SANDBOX_CPUS', 'SANDBOX_PIDS_LIMIT']),
+  };
+  try {
+    // The pool is sized to the burst so every run of it can be served warm.
+    const warm = await throughWorker({ ...env, SANDBOX_POOL_SIZE: String(BURST_SIZE) });
+    const coldWorker = await throughWorker({ ...env, SANDBOX_POOL_SIZE: '0' });
+    const coldCli = await throughDockerRun(loadConfig(sandboxConfigSchema, env));
+    printTable(loadConfig(sandboxConfigSchema, env), { warm, coldWorker, coldCli });
+  } finally {
+    await nats.stop();
+  }
+}
+
+/** Runs through a real worker over NATS, as the gateway calls it. */
+async function throughWorker(env: Record<string, string>): Promise<Figures> {
+  const config = loadConfig(sandboxConfigSchema, env);
+  const app: INestMicroservice = await createSandboxApp(config, createLogger('sandbox-bench', config.LOG_LEVEL));
+  await app.listen();
+  const rpc = await connectRpcClient(config.NATS_URL, 60_000);
+  const pool = app.get(WarmPool);
+  const call = async () => {
+    const result = await rpc.client.request(Routes.sandboxExec, { mode: 'code', language: 'python', code: CODE });
+    if (result.stdout !== '1\n') throw new Error(`unexpected output: ${JSON.stringify(result)}`);
+  };
+  try {
+    await pool.whenFull();
+    await sequential(WARMUP_RUNS, call);
+    const before = { ...pool.stats };
+    // Spaced as a model spaces its tool calls: the pool has refilled before the next one.
+    const seq = await sequential(SEQUENTIAL_RUNS, call, () => pool.whenFull());
+    await pool.whenFull();
+    const { samples, wallMs } = await burst(BURST_SIZE, call);
+    const hits = pool.stats.hits - before.hits;
+    const note = config.SANDBOX_POOL_SIZE > 0 ? `${hits}/${SEQUENTIAL_RUNS + BURST_SIZE} served warm` : undefined;
+    return { sequential: seq, burst: samples, burstWallMs: wallMs, note };
+  } finally {
+    await rpc.close();
+    await app.close();
+  }
+}
+
+/** The baseline: the docker CLI starting a fresh container for each run. */
+async function throughDockerRun(config: SandboxConfig): Promise<Figures> {
+  const request = { mode: 'code', language: 'python', code: CODE } as const;
+  const spec = buildContainerSpec({ request, cwd: '', timeoutMs: config.SANDBOX_TIMEOUT_MS, now: Date.now() }, config);
+  spec.labels['weft.sandbox.instance'] = INSTANCE;
+  const args = dockerRunArgs(spec);
+  const call = async () => {
+    const stdout = await docker(args);
+    if (stdout !== '1\n') throw new Error(`unexpected output: ${stdout}`);
+  };
+  await sequential(WARMUP_RUNS, call);
+  const seq = await sequential(SEQUENTIAL_RUNS, call);
+  const { samples, wallMs } = await burst(BURST_SIZE, call);
+  return { sequential: seq, burst: samples, burstWallMs: wallMs };
+}
+
+function printTable(config: SandboxConfig, columns: { warm: Figures; coldWorker: Figures; coldCli: Figures }): void {
+  const headers = ['', 'warm pool (worker)', 'cold (worker, pool off)', 'cold docker run --rm'];
+  const all = [columns.warm, columns.coldWorker, columns.coldCli];
+  const ms = (value: number) => `${Math.round(value)} ms`;
+  const rows = [
+    [`sequential x${SEQUENTIAL_RUNS} p50`, ...all.map((f) => ms(percentile(f.sequential, 50)))],
+    [`sequential x${SEQUENTIAL_RUNS} p99`, ...all.map((f) => ms(percentile(f.sequential, 99)))],
+    [`burst of ${BURST_SIZE} p50`, ...all.map((f) => ms(percentile(f.burst, 50)))],
+    [`burst of ${BURST_SIZE} p99`, ...all.map((f) => ms(percentile(f.burst, 99)))],
+    [`burst of ${BURST_SIZE} wall`, ...all.map((f) => ms(f.burstWallMs))],
+  ];
+  const widths = headers.map((header, i) => Math.max(header.length, ...rows.map((row) => row[i]!.length)));
+  const line = (cells: string[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
+  const out = [
+    `sandbox latency: python ${CODE}, image ${config.SANDBOX_IMAGE}, runtime ${config.SANDBOX_RUNTIME ?? 'engine default'}, ` +
+      `limits ${config.SANDBOX_MEMORY_MB} MiB / ${config.SANDBOX_CPUS} CPU / ${config.SANDBOX_PIDS_LIMIT} pids, host ${cpus().length} CPUs`,
+    line(headers),
+    line(widths.map((w) => '-'.repeat(w))),
+    ...rows.map(line),
+    '',
+    'worker columns: request to reply over NATS, container removed before the reply; docker run: CLI spawn to exit.',
+    `warm pool: SANDBOX_POOL_SIZE=${BURST_SIZE}, sequential runs wait for the refill first; ${columns.warm.note ?? ''}.`,
+    `p99 is nearest-rank over ${SEQUENTIAL_RUNS} (sequential) and ${BURST_SIZE} (burst) samples, after ${WARMUP_RUNS} warm-up runs.`,
+    'search_files vs ripgrep is not measured here (tools worker).',
+  ];
+  console.log(out.join('\n'));
+}
+
+function pick(source: NodeJS.ProcessEnv, keys: string[]): Record<string, string> {
+  return Object.fromEntries(keys.flatMap((key) => (source[key] ? [[key, source[key]]] : [])));
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
