@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { create as createTar } from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { admin, call, followTurn, newUserKey } from './support/api';
+import { admin, answerPermissions, call, followTurn, newUserKey } from './support/api';
 import { gatewayUrl, startStack, stopStack } from './support/stack';
 
 const run = promisify(execFile);
@@ -49,7 +49,12 @@ describe('Weft through its public API, on the compose stack', () => {
     const posted = await call<{ turnId: string }>('POST', `/v1/sessions/${session.body.id}/messages`, ada, { content: 'Do the three things.' });
     expect(posted.status).toBe(202);
 
-    const events = await followTurn(ada, session.body.id, posted.body.turnId, before.body.lastEventId);
+    // Reads are allowed by default; the write and the python run ask, and the user allows them.
+    const permissions = answerPermissions(ada, session.body.id, 'allow_once');
+    const events = await followTurn(ada, session.body.id, posted.body.turnId, before.body.lastEventId, permissions.onEvent);
+    expect((await Promise.all(permissions.answered)).map((r) => r.status)).toEqual([200, 200]);
+    const asked = events.filter((e) => e.type === 'permission.requested');
+    expect(asked.map((e) => ('call' in e ? e.call.name : ''))).toEqual(['write_file', 'execute_code']);
     const types = events.map((e) => e.type);
     expect(events.at(-1)).toMatchObject({ type: 'turn.completed', turnId: posted.body.turnId });
     expect(types.slice(0, 2)).toEqual(['message.created', 'turn.started']);
@@ -104,6 +109,9 @@ describe('Weft through its public API, on the compose stack', () => {
   });
 
   it('runs a task with the weft CLI and exits 0', async () => {
+    // The user allows writes and code runs for all their sessions, so the one-shot run never stops to ask.
+    const rules = await call('PUT', '/v1/permissions/user', ada, { allow: ['Write(**)', 'execute_code'] });
+    expect(rules.status).toBe(200);
     const cli = resolve(__dirname, '../apps/cli/dist/main.js');
     const env = { ...process.env, WEFT_URL: gatewayUrl, WEFT_KEY: ada, NO_COLOR: '1', XDG_CONFIG_HOME: mkdtempSync(join(tmpdir(), 'weft-cli-')) };
     const { stdout } = await run('node', [cli, 'run', 'Do the three things.', '--model', 'scripted/read-write-run', '--workspace', workspaceId], { env });

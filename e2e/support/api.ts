@@ -39,7 +39,13 @@ export async function newUserKey(name: string): Promise<string> {
 }
 
 /** Follows a session's SSE stream until the given turn completes or fails. */
-export async function followTurn(key: string, sessionId: string, turnId: string, after?: string): Promise<StoredSessionEvent[]> {
+export async function followTurn(
+  key: string,
+  sessionId: string,
+  turnId: string,
+  after?: string,
+  onEvent: (event: StoredSessionEvent) => void = () => undefined,
+): Promise<StoredSessionEvent[]> {
   const query = after ? `?after=${encodeURIComponent(after)}` : '';
   const controller = new AbortController();
   const res = await fetch(`${gatewayUrl}/v1/sessions/${sessionId}/events${query}`, {
@@ -53,6 +59,7 @@ export async function followTurn(key: string, sessionId: string, turnId: string,
     onEvent: (message) => {
       const event = JSON.parse(message.data) as StoredSessionEvent;
       events.push(event);
+      onEvent(event);
       if ((event.type === 'turn.completed' || event.type === 'turn.failed') && event.turnId === turnId) finished = true;
     },
   });
@@ -65,4 +72,14 @@ export async function followTurn(key: string, sessionId: string, turnId: string,
   }
   controller.abort();
   return events;
+}
+
+/** Answers every permission question of a turn as a person at the keyboard would. */
+export function answerPermissions(key: string, sessionId: string, decision: 'allow_once' | 'deny') {
+  const answered: Array<Promise<Reply>> = [];
+  const onEvent = (event: StoredSessionEvent) => {
+    if (event.type !== 'permission.requested') return;
+    answered.push(call('POST', `/v1/sessions/${sessionId}/permissions/${event.requestId}`, key, { decision }));
+  };
+  return { onEvent, answered };
 }

@@ -28,6 +28,10 @@ export type Me = z.infer<typeof meSchema>;
 export type Models = z.infer<typeof modelsSchema>;
 export type Session = z.infer<typeof sessionSchema>;
 export type FetchFn = typeof fetch;
+export interface PermissionAnswer {
+  readonly decision: 'allow_once' | 'allow_always' | 'deny';
+  readonly reason?: string;
+}
 
 interface RequestOptions {
   body?: RequestInit['body'];
@@ -81,6 +85,12 @@ export class ApiClient {
     const path = `/v1/sessions/${encodeURIComponent(sessionId)}/messages`;
     const { turnId } = await this.json('POST', path, turnSchema, jsonBody({ content }));
     return turnId;
+  }
+
+  /** Answers a permission question the agent is waiting on. */
+  async answerPermission(sessionId: string, requestId: string, answer: PermissionAnswer): Promise<void> {
+    const path = `/v1/sessions/${encodeURIComponent(sessionId)}/permissions/${encodeURIComponent(requestId)}`;
+    await this.json('POST', path, z.object({ decision: z.string() }), jsonBody(answer));
   }
 
   /** Opens the session's SSE stream after `after` (exclusive); the caller owns the body and the signal. */

@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { list } from 'tar';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { completedTurn, failedTurn } from './testing/fixtures';
+import { askingTurn, completedTurn, failedTurn } from './testing/fixtures';
 import { startStubGateway, type StubGateway } from './testing/stub-gateway';
 
 const run = promisify(execFile);
@@ -174,6 +174,31 @@ describe('the weft command', () => {
     expect(result.stdout).toContain('✓ done · 3 steps');
     expect(result.stdout).toContain('✗ turn failed: the model crashed');
     expect(gateway.streams).toHaveLength(2);
+  });
+
+  it('allows what the agent asks, once each, with --yes', async () => {
+    gateway = await startStubGateway({ key: KEY, turns: [askingTurn] });
+    const result = await weft(['run', 'test it', '--session', 'ses_1', '--yes'], { ...env, WEFT_URL: gateway.url, WEFT_KEY: KEY });
+
+    expect(result.code).toBe(0);
+    expect(gateway.answers).toEqual([{ requestId: 'perm_1', decision: 'allow_once' }]);
+  });
+
+  it('answers a permission question in chat from the next line typed, with a reason for a no', async () => {
+    gateway = await startStubGateway({ key: KEY, turns: [askingTurn] });
+    const result = await weft(['chat', '--session', 'ses_1'], { ...env, WEFT_URL: gateway.url, WEFT_KEY: KEY }, 'run the tests\nn not now\n/exit\n');
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('allow run_command: npm test');
+    expect(gateway.answers).toEqual([{ requestId: 'perm_1', decision: 'deny', reason: 'not now' }]);
+  });
+
+  it('leaves questions unanswered when input is piped to run, so they time out as denials', async () => {
+    gateway = await startStubGateway({ key: KEY, turns: [askingTurn] });
+    const result = await weft(['run', 'test it', '--session', 'ses_1'], { ...env, WEFT_URL: gateway.url, WEFT_KEY: KEY });
+
+    expect(result.code).toBe(0);
+    expect(gateway.answers).toEqual([]);
   });
 
   it('names the URL when the gateway is down', async () => {

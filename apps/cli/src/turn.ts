@@ -1,4 +1,5 @@
-import type { ApiClient } from './api-client';
+import type { StoredSessionEvent } from '@weft/contracts';
+import type { ApiClient, PermissionAnswer } from './api-client';
 import { ProtocolError } from './errors';
 import type { Output, TurnRenderer } from './render';
 import { followEvents } from './sse';
@@ -14,7 +15,14 @@ export interface TurnDeps {
   readonly jsonOut?: Output;
   /** Told when the event stream dropped and is being resumed. */
   readonly onReconnect?: (attempt: number) => void;
+  /**
+   * Asked when the agent waits for a permission; no answer (or no asker) leaves the question
+   * open, and the gateway denies it when it times out.
+   */
+  readonly askPermission?: (event: PermissionRequest) => Promise<PermissionAnswer | undefined>;
 }
+
+export type PermissionRequest = Extract<StoredSessionEvent, { type: 'permission.requested' }>;
 
 /**
  * Sends one message and follows its turn to the end. Reads `lastEventId` before posting, so no
@@ -33,6 +41,10 @@ export async function runTurn(deps: TurnDeps, sessionId: string, content: string
     if (raw.turnId !== turnId) continue; // another client's turn on the same session
     if (jsonOut) jsonOut.write(`${JSON.stringify(raw)}\n`);
     else if (event) renderer.render(event);
+    if (event?.type === 'permission.requested' && deps.askPermission) {
+      const answer = await deps.askPermission(event);
+      if (answer) await client.answerPermission(sessionId, event.requestId, answer);
+    }
     if (event?.type === 'turn.completed') return { status: 'completed', turnId };
     if (event?.type === 'turn.failed') return { status: 'failed', turnId, code: event.code, message: event.message };
     if (event?.type === 'turn.cancelled') return { status: 'failed', turnId, code: 'AGENT.TURN_CANCELLED', message: 'the turn was cancelled' };

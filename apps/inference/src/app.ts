@@ -21,31 +21,26 @@ export async function createInferenceApp(
   const worker: WorkerIdentity = { workerId: config.WORKER_ID ?? defaultWorkerId(), startedAt: new Date().toISOString() };
   const log = logger.child({ workerId: worker.workerId });
   const bus = await NatsEventBus.connect(config.NATS_URL, `inference-${worker.workerId}`, log);
-  const created: { app?: INestMicroservice } = {};
+  const link: { connection?: NatsConnection } = {};
   const server: ServerLink = {
     flush: async () => {
-      const connection = serverConnection(created.app);
-      if (!connection) return false;
+      const { connection } = link;
+      if (!connection || connection.isClosed()) return false;
       await connection.flush();
       return true;
     },
   };
-  created.app = await createNatsMicroservice(createAppModule({ config, models, logger: log, worker, bus, server }), {
+  const app = await createNatsMicroservice(createAppModule({ config, models, logger: log, worker, bus, server }), {
     natsUrl: config.NATS_URL,
     queue: QueueGroups.inference,
     logger: log,
   });
-  return created.app;
-}
-
-function serverConnection(app: INestMicroservice | undefined): NatsConnection | undefined {
-  try {
-    const connection = app?.unwrap<NatsConnection | null>();
-    return connection && !connection.isClosed() ? connection : undefined;
-  } catch {
-    // Nest throws until the server has connected.
-    return undefined;
-  }
+  // Nest's `unwrap()` ends the process when called before `listen()` or after `close()`, so the
+  // connection is taken at the one moment it is known to exist.
+  app.status.subscribe((status) => {
+    if (status === 'connected') link.connection = app.unwrap<NatsConnection>();
+  });
+  return app;
 }
 
 /** The host name (the pod's, in Kubernetes) plus a random suffix: unique across restarts. */

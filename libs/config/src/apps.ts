@@ -65,10 +65,23 @@ export const gatewayConfigSchema = z.object({
 });
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
 
-export const inferenceConfigSchema = z.object({
+/** Environment variables holding remote providers' keys; a model names one with `apiKeyEnv`. */
+const API_KEY_VARIABLE = /^[A-Z][A-Z0-9_]*_API_KEY$/;
+
+function collectApiKeys(env: unknown): unknown {
+  if (env === null || typeof env !== 'object') return env;
+  const keys = Object.fromEntries(
+    Object.entries(env).filter((entry): entry is [string, string] => API_KEY_VARIABLE.test(entry[0]) && typeof entry[1] === 'string' && entry[1] !== ''),
+  );
+  return { ...env, PROVIDER_API_KEYS: keys };
+}
+
+const inferenceEnvSchema = z.object({
   ...natsEnv,
   ...readinessEnv,
   ...logEnv,
+  /** Every `*_API_KEY` variable, gathered here so no other code reads the environment. */
+  PROVIDER_API_KEYS: z.record(z.string(), z.string()).default({}),
   /** JSON file declaring the models this worker serves (see config/models.json and the README). */
   MODELS_CONFIG: z.string().default('/etc/weft/models.json'),
   /** Folder that relative GGUF paths and scripted-model scripts are resolved against. */
@@ -93,7 +106,9 @@ export const inferenceConfigSchema = z.object({
   /** Cap on the saved KV states on disk; the least recently used are deleted first. */
   KV_STATE_MAX_BYTES: positiveInt().default(8 * 1024 * 1024 * 1024),
 });
-export type InferenceConfig = z.infer<typeof inferenceConfigSchema>;
+
+export const inferenceConfigSchema = z.preprocess(collectApiKeys, inferenceEnvSchema);
+export type InferenceConfig = z.infer<typeof inferenceEnvSchema>;
 
 export const toolsConfigSchema = z.object({
   ...natsEnv,

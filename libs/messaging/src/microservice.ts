@@ -23,6 +23,8 @@ export async function createNatsMicroservice(
     transport: Transport.NATS,
     options: { servers: [options.natsUrl], queue: options.queue, maxReconnectAttempts: -1 },
     logger: new PinoNestLogger(options.logger),
+    // A failure while Nest starts is an ordinary error for main() to report, not process.abort().
+    abortOnError: false,
   });
   app.useGlobalFilters(
     new WireErrorFilter((error) => options.logger.error({ err: error }, `unexpected error in ${options.queue} worker`)),

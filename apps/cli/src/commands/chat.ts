@@ -2,6 +2,7 @@ import { createInterface } from 'node:readline/promises';
 import { Command } from 'commander';
 import { connect, errColors, outColors, status, type CliContext } from '../context';
 import { ApiError, formatError } from '../errors';
+import { terminalPermissionPrompt } from '../permission-prompt';
 import { TurnRenderer } from '../render';
 import { openSession, type SessionTargetOptions } from '../session-target';
 import { runTurn } from '../turn';
@@ -35,6 +36,11 @@ export function chatCommand(ctx: CliContext): Command {
     // The iterator buffers lines, so piped input typed ahead of a turn is not lost.
     const lines = rl[Symbol.asyncIterator]();
     const renderer = new TurnRenderer(ctx.stdout, c);
+    // Answers come from the same line reader as messages, so typed-ahead input stays in order.
+    const askPermission = terminalPermissionPrompt(ctx.stdout, c, async () => {
+      const next = await lines.next();
+      return next.done ? undefined : String(next.value);
+    });
     try {
       for (;;) {
         prompt();
@@ -45,7 +51,12 @@ export function chatCommand(ctx: CliContext): Command {
         if (!content) continue;
         turn = new AbortController();
         try {
-          await runTurn({ client, renderer, onReconnect: (n) => status(ctx, `reconnecting (${n})…`) }, sessionId, content, turn.signal);
+          await runTurn(
+            { client, renderer, onReconnect: (n) => status(ctx, `reconnecting (${n})…`), askPermission },
+            sessionId,
+            content,
+            turn.signal,
+          );
         } catch (error) {
           renderer.endLine();
           if (turn.signal.aborted) ctx.stderr.write(`${errColors(ctx).yellow('interrupted')}: the turn goes on in the session\n`);

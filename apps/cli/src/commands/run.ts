@@ -1,5 +1,7 @@
+import { createInterface } from 'node:readline/promises';
 import { Command } from 'commander';
 import { connect, errColors, outColors, status, type CliContext } from '../context';
+import { allowEverythingOnce, terminalPermissionPrompt } from '../permission-prompt';
 import { TurnRenderer } from '../render';
 import { openSession, type SessionTargetOptions } from '../session-target';
 import { runTurn } from '../turn';
@@ -7,6 +9,7 @@ import { withTargetOptions } from './target-options';
 
 interface RunOptions extends SessionTargetOptions {
   readonly json?: boolean;
+  readonly yes?: boolean;
 }
 
 export function runCommand(ctx: CliContext): Command {
@@ -16,6 +19,7 @@ export function runCommand(ctx: CliContext): Command {
       .argument('<task>', 'what the agent should do, in quotes'),
   )
     .option('--json', 'print the raw session events as JSON lines')
+    .option('-y, --yes', 'allow every action the agent asks permission for, once each, without asking')
     .addHelpText('after', '\nExamples:\n  weft run "fix the failing test" --dir .\n  weft run "now add a changelog entry" --session ses_…')
     .action(async (task: string, options: RunOptions) => {
       const client = await connect(ctx);
@@ -23,6 +27,14 @@ export function runCommand(ctx: CliContext): Command {
       const renderer = new TurnRenderer(ctx.stdout, outColors(ctx));
       const interrupted = new AbortController();
       const stopListening = ctx.onInterrupt(() => interrupted.abort());
+      // Questions are asked at a terminal; piped input cannot answer, so they time out as denials.
+      const terminal = Boolean(ctx.stdin.isTTY) && !options.json;
+      const rl = terminal && !options.yes ? createInterface({ input: ctx.stdin, output: ctx.stdout as NodeJS.WritableStream }) : undefined;
+      const askPermission = options.yes
+        ? allowEverythingOnce
+        : rl
+          ? terminalPermissionPrompt(ctx.stdout, outColors(ctx), () => rl.question(''))
+          : undefined;
       try {
         const outcome = await runTurn(
           {
@@ -30,6 +42,7 @@ export function runCommand(ctx: CliContext): Command {
             renderer,
             jsonOut: options.json ? ctx.stdout : undefined,
             onReconnect: (attempt) => status(ctx, `event stream dropped; reconnecting (${attempt})…`),
+            askPermission,
           },
           sessionId,
           task,
@@ -42,6 +55,7 @@ export function runCommand(ctx: CliContext): Command {
         ctx.stderr.write(`${errColors(ctx).yellow('interrupted')}: the turn goes on in the session\n`);
         ctx.exitCode = 130;
       } finally {
+        rl?.close();
         stopListening();
       }
       status(ctx, `session ${sessionId} · continue with: weft chat --session ${sessionId}`);

@@ -20,3 +20,21 @@ export const failedTurn: readonly Scripted[] = [
   { type: 'message.delta', text: 'Thinking' },
   { type: 'turn.failed', code: 'INFERENCE.GENERATION_FAILED', message: 'the model crashed' },
 ];
+
+/** A turn that stops to ask before a command runs (the stub plays on without waiting). */
+export const askingTurn: readonly Scripted[] = [
+  { type: 'turn.started', model: 'tiny' },
+  {
+    type: 'permission.requested',
+    requestId: 'perm_1',
+    callId: 'c1',
+    call: { id: 'c1', name: 'run_command', arguments: { command: 'npm test' } },
+    subject: 'npm test',
+    reasons: ['commands ask by default'],
+    suggestedRules: ['Bash(npm test)'],
+    expiresAt: new Date(0).toISOString(),
+  },
+  { type: 'tool.completed', callId: 'c1', name: 'run_command', isError: false, output: 'ok' },
+  { type: 'message.completed', content: 'Tests pass.' },
+  { type: 'turn.completed', usage: { promptTokens: 10, completionTokens: 5 }, iterations: 2 },
+];

@@ -28,6 +28,8 @@ export interface StubGateway {
   readonly url: string;
   readonly streams: StreamRequest[];
   readonly uploads: Buffer[];
+  /** Permission answers the CLI posted, in order. */
+  readonly answers: Array<{ requestId: string; decision: string; reason?: string }>;
   close(): Promise<void>;
 }
 
@@ -41,6 +43,7 @@ export async function startStubGateway(options: StubGatewayOptions): Promise<Stu
   const listeners = new Set<(entry: Logged) => void>();
   const streams: StreamRequest[] = [];
   const uploads: Buffer[] = [];
+  const answers: StubGateway['answers'] = [];
   let turnCount = 0;
   let sequence = 0;
 
@@ -95,6 +98,12 @@ export async function startStubGateway(options: StubGatewayOptions): Promise<Stu
       return;
     }
     if (route === 'GET /v1/sessions/ses_1/events') return stream(req, res, url);
+    const permission = /^POST \/v1\/sessions\/ses_1\/permissions\/([\w-]+)$/.exec(route);
+    if (permission?.[1]) {
+      const answer = JSON.parse(body.toString()) as { decision: string; reason?: string };
+      answers.push({ requestId: permission[1], ...answer });
+      return json(res, 200, { requestId: permission[1], decision: answer.decision, scope: 'session', storedRules: [] });
+    }
     return json(res, 404, { error: { code: 'COMMON.NOT_FOUND', message: `no route ${route}` } });
   };
 
@@ -133,6 +142,7 @@ export async function startStubGateway(options: StubGatewayOptions): Promise<Stu
     url: `http://127.0.0.1:${port}`,
     streams,
     uploads,
+    answers,
     close: async () => {
       server.closeAllConnections();
       server.close();

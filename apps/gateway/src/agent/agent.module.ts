@@ -16,6 +16,7 @@ import { PermissionsModule } from '../permissions/permissions.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { SessionsRepository } from '../sessions/sessions.repository';
 import { RedisTurnStore } from './redis-turn-store';
+import { FleetInferenceClient } from '../fleet/fleet-inference.client';
 import { rpcFileToolsPort, rpcInferencePort, rpcSandboxPort } from './rpc-ports';
 import { agentTools } from './tools/agent-tools';
 import { TurnCancellation } from './turn-cancellation';
@@ -39,6 +40,7 @@ import { TurnWorker } from './turn-worker';
         PermissionGate,
         InstructionsLoader,
         TurnCancellation,
+        FleetInferenceClient,
         LOGGER,
       ],
       useFactory: (
@@ -52,13 +54,17 @@ import { TurnWorker } from './turn-worker';
         permissions: PermissionGate,
         instructions: InstructionsLoader,
         cancellation: TurnCancellation,
+        fleet: FleetInferenceClient,
         logger: Logger,
       ) =>
         new TurnRunner(
           {
             store: new RedisTurnStore(redis, keys, sessions, events),
-            inference: rpcInferencePort(rpc, config.INFERENCE_TIMEOUT_MS, (payload) =>
-              nats.publish(Routes.inferenceCancel.subject, payload),
+            inference: rpcInferencePort(
+              rpc,
+              config.INFERENCE_TIMEOUT_MS,
+              (payload) => nats.publish(Routes.inferenceCancel.subject, payload),
+              fleet,
             ),
             files: rpcFileToolsPort(rpc),
             sandbox: rpcSandboxPort(rpc, config.SANDBOX_TIMEOUT_MS),

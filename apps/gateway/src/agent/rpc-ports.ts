@@ -1,6 +1,7 @@
 import type { ExecRequest, GenerateChunk, GenerateRequest, ToolCallRequest } from '@weft/contracts';
 import { Routes } from '@weft/contracts';
 import type { RpcClient } from '@weft/messaging';
+import type { FleetInference } from '../fleet/fleet-inference.client';
 import { abortable } from './abortable';
 import type { FileToolsPort, InferencePort, SandboxPort } from './ports';
 
@@ -12,10 +13,14 @@ export function rpcInferencePort(
   rpc: RpcClient,
   timeoutMs: number,
   publishCancel: (payload: { requestId: string }) => void,
+  /** Routes by heartbeat and session affinity (the worker holding the KV cache); else the queue group. */
+  fleet?: FleetInference,
 ): InferencePort {
   return {
     async *generate(request: GenerateRequest, signal?: AbortSignal): AsyncIterable<GenerateChunk> {
-      const stream = rpc.stream(Routes.inferenceGenerate, request, { timeoutMs, signal });
+      const stream = fleet
+        ? fleet.generate(request, { timeoutMs, signal })
+        : rpc.stream(Routes.inferenceGenerate, request, { timeoutMs, signal });
       const onAbort = () => {
         if (request.requestId) publishCancel(Routes.inferenceCancel.request.parse({ requestId: request.requestId }));
       };

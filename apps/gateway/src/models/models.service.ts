@@ -1,13 +1,23 @@
 import { Injectable } from '@nestjs/common';
-import { AppError, ErrorCode, type ModelInfo, Routes } from '@weft/contracts';
+import { AppError, ErrorCode, type ModelInfo, Routes, type WorkerHeartbeat } from '@weft/contracts';
 import { RpcClient } from '@weft/messaging';
+import { FleetRegistry } from '../fleet/fleet-registry';
 
-/** The models the inference workers serve; asked each time, so a new model shows up at once. */
+/**
+ * The models the inference workers serve: from the fleet's heartbeats (so a model shows up as
+ * soon as a worker announces it, and goes when the last worker serving it does), or, before any
+ * heartbeat has been heard, by asking a worker over NATS.
+ */
 @Injectable()
 export class ModelsService {
-  constructor(private readonly rpc: RpcClient) {}
+  constructor(
+    private readonly rpc: RpcClient,
+    private readonly fleet: FleetRegistry,
+  ) {}
 
   async list(): Promise<{ models: ModelInfo[] }> {
+    const workers = await this.fleet.snapshot();
+    if (workers.length > 0) return { models: modelsOf(workers) };
     const { models } = await this.rpc.request(Routes.inferenceListModels, {});
     return { models };
   }
@@ -23,4 +33,17 @@ export class ModelsService {
       { model: modelId, known },
     );
   }
+}
+
+/** One entry per model id across the workers that are not on their way out. */
+export function modelsOf(workers: readonly WorkerHeartbeat[]): ModelInfo[] {
+  const byId = new Map<string, ModelInfo>();
+  for (const worker of workers) {
+    if (worker.status !== 'ready') continue;
+    for (const { id, provider, contextSize, roles, sequences } of worker.models) {
+      if (byId.has(id)) continue;
+      byId.set(id, { id, provider, contextSize, ...(roles ? { roles } : {}), ...(sequences ? { sequences } : {}) });
+    }
+  }
+  return [...byId.values()];
 }

@@ -1,4 +1,6 @@
-import type { GenerateRequest, GenerateResult, ModelInfo, WorkerModelStatus } from '@weft/contracts';
+import type { GenerateRequest, GenerateResult, ModelInfo, WorkerHeartbeat, WorkerModelStatus } from '@weft/contracts';
+
+export type GpuStatus = NonNullable<WorkerHeartbeat['gpu']>;
 
 export interface GenerateCall {
   request: GenerateRequest;
@@ -19,5 +21,7 @@ export interface InferenceDriver {
   status(): Promise<WorkerModelStatus[]>;
   /** Generates one assistant message; tool calls are returned, never executed. */
   generate(modelId: string, call: GenerateCall): Promise<GenerateResult>;
+  /** The accelerator this driver runs on, when it runs on one and has started. */
+  gpu?(): Promise<GpuStatus | undefined>;
   dispose(): Promise<void>;
 }

@@ -66,6 +66,8 @@ export class HeartbeatService implements OnApplicationBootstrap, BeforeApplicati
       inFlight: this.inference.running,
       models: await this.inference.status(),
     };
+    const gpu = await this.inference.gpu();
+    if (gpu) heartbeat.gpu = gpu;
     this.bus.publish(Routes.inferenceWorkerAnnounced, heartbeat);
     await this.bus.flush();
   }

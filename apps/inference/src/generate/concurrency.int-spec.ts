@@ -4,6 +4,10 @@ import { startNats, type StartedService } from '../../../../test/support/contain
 import { connectClient, makeTempDir, makeTestModel, removeDir, startWorker, type Client, type StartedWorker } from '../testing/worker-harness';
 import { validateJson } from '../tool-calls/validate-json';
 
+/** A chat template override: a preamble, then `role: content` lines. */
+const TEMPLATE =
+  "Conversation log of a careful assistant follows.\n{% for message in messages %}{{ message['role'] }}: {{ message['content'] }}\n{% endfor %}{% if add_generation_prompt %}assistant: {% endif %}";
+
 describe('concurrency, queueing and sampling', () => {
   let dir: string;
   let nats: StartedService;
@@ -19,6 +23,7 @@ describe('concurrency, queueing and sampling', () => {
       models: [
         { ...tiny, id: 'tiny', sequences: 4, maxQueue: 8 },
         { ...tiny, id: 'narrow', sequences: 1, maxQueue: 1 },
+        { ...tiny, id: 'templated', sequences: 1, chatTemplate: { jinja: TEMPLATE }, sampling: { temperature: 1, seed: 5 } },
       ],
     });
     client = await connectClient(nats.url);
@@ -100,6 +105,20 @@ describe('concurrency, queueing and sampling', () => {
       const value: unknown = JSON.parse(result.text);
       expect(validateJson(value, schema)).toEqual([]);
     }
+  });
+
+  it('renders prompts with a model\'s chat template override and its sampling defaults', async () => {
+    const messages = [{ role: 'user' as const, content: 'Hello there' }];
+    const chatml = await client.collect({ model: 'tiny', messages, maxTokens: 8, temperature: 0 });
+    const custom = await client.collect({ model: 'templated', messages, maxTokens: 8 });
+    const again = await client.collect({ model: 'templated', messages, maxTokens: 8 });
+    const reseeded = await client.collect({ model: 'templated', messages, maxTokens: 8, seed: 6 });
+    // Same conversation, different rendering: the preamble costs tokens ChatML does not spend.
+    expect(custom.result.usage.promptTokens).toBeGreaterThan(chatml.result.usage.promptTokens);
+    // Temperature 1 and seed 5 from the model's defaults: the same reply every time, unless the
+    // request brings its own seed.
+    expect(again.result.text).toBe(custom.result.text);
+    expect(reseeded.result.text).not.toBe(custom.result.text);
   });
 
   it('refuses jsonSchema together with tools as INFERENCE.INVALID_REQUEST', async () => {

@@ -26,6 +26,7 @@ export class InferenceModule {
                 ? { dir: `${config.KV_STATE_DIR}/${worker.workerId}`, maxBytes: config.KV_STATE_MAX_BYTES }
                 : undefined,
               hooks: { modelLoaded: (model, seconds) => metrics.modelLoaded(model, seconds) },
+              apiKeys: config.PROVIDER_API_KEYS,
             }),
         },
       ],

@@ -6,6 +6,7 @@ import {
   type GenerateChunk,
   type GenerateRequest,
   type ListModelsResult,
+  type WorkerHeartbeat,
   type WorkerModelStatus,
 } from '@weft/contracts';
 import type { Logger } from '@weft/logging';
@@ -53,6 +54,15 @@ export class InferenceService implements OnApplicationShutdown {
   async status(): Promise<WorkerModelStatus[]> {
     const lists = await Promise.all(this.drivers.map((d) => d.status()));
     return lists.flat();
+  }
+
+  /** The first accelerator a driver reports (one worker per GPU). */
+  async gpu(): Promise<WorkerHeartbeat['gpu']> {
+    for (const driver of this.drivers) {
+      const gpu = await driver.gpu?.();
+      if (gpu) return gpu;
+    }
+    return undefined;
   }
 
   /** Text deltas as they are generated, then one `done`; unsubscribing aborts the generation. */

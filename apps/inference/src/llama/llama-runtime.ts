@@ -21,6 +21,15 @@ export class LlamaRuntime {
 
   constructor(private readonly log: Logger) {}
 
+  /** The GPU and its memory, once llama.cpp has started on one. */
+  async gpu(): Promise<{ type: string; vramTotalBytes: number; vramUsedBytes: number } | undefined> {
+    if (!this.backend) return undefined;
+    const { llama } = await this.backend;
+    if (llama.gpu === false) return undefined;
+    const vram = await llama.getVramState();
+    return { type: llama.gpu, vramTotalBytes: vram.total, vramUsedBytes: vram.used };
+  }
+
   get(): Promise<LlamaBackend> {
     this.backend ??= this.start();
     return this.backend;

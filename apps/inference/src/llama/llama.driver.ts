@@ -61,6 +61,10 @@ export class LlamaDriver implements InferenceDriver {
     return model.generate(call);
   }
 
+  gpu() {
+    return this.runtime.gpu();
+  }
+
   /** Loads every model now instead of on first use (a worker that should be warm at start). */
   async preload(): Promise<void> {
     await Promise.allSettled(this.models.map((m) => this.load(m.id)));

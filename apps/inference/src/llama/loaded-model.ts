@@ -213,7 +213,8 @@ export class LoadedModel {
         return { text, toolCalls: toToolCalls(raw, mode.tools, stringCap) };
       }
       case 'forced-tool': {
-        if (stop === 'maxTokens' || stop === 'abort') return { text, toolCalls: [] };
+        // A call cut off by maxTokens is no call, and its half-written JSON is no answer either.
+        if (stop === 'maxTokens' || stop === 'abort') return { text: '', toolCalls: [] };
         const call = parseForcedCall(text);
         return { text: '', toolCalls: toToolCalls([call], mode.tools, stringCap) };
       }

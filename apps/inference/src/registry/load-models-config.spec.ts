@@ -1,4 +1,4 @@
-import { ConfigError } from '@weft/config';
+import { ConfigError, inferenceConfigSchema } from '@weft/config';
 import { describe, expect, it } from 'vitest';
 import { loadModelsConfig, parseModelsConfig } from './load-models-config';
 
@@ -96,6 +96,29 @@ describe('model registry', () => {
     expect(config.models[0]).toMatchObject({ sampling: { temperature: 0.2, topP: 0.9 }, roles: ['senior'], maxQueue: 4, sequences: 8 });
     expect(problemsOf({ models: [{ ...tiny, sampling: { temprature: 1 } }] })).toEqual([expect.stringMatching(/sampling/)]);
     expect(problemsOf({ models: [{ ...tiny, chatTemplate: 'nonsense' }] })).toEqual([expect.stringMatching(/chatTemplate/)]);
+  });
+
+  it('declares remote models with their real context length and the variable holding the key', () => {
+    const config = parseModelsConfig(
+      {
+        models: [
+          { id: 'local-server', provider: 'openai', baseUrl: 'http://llama-server:8080/v1', contextSize: 32768, nativeTools: false },
+          { id: 'claude', provider: 'anthropic', contextSize: 200000, roles: ['senior'] },
+        ],
+      },
+      '/models',
+    );
+    expect(config.models[0]).toMatchObject({ provider: 'openai', nativeTools: false, timeoutMs: 300000 });
+    expect(config.models[1]).toMatchObject({ provider: 'anthropic', apiKeyEnv: 'ANTHROPIC_API_KEY', baseUrl: 'https://api.anthropic.com', maxOutputTokens: 4096 });
+    expect(problemsOf({ models: [{ id: 'o', provider: 'openai', baseUrl: 'http://x/v1' }] })).toEqual([expect.stringMatching(/models\.0\.contextSize/)]);
+    expect(problemsOf({ models: [{ id: 'o', provider: 'openai', baseUrl: 'http://x/v1', contextSize: 1, apiKeyEnv: 'PATH' }] })).toEqual([
+      expect.stringMatching(/ending in _API_KEY/),
+    ]);
+  });
+
+  it('gathers *_API_KEY variables at boot, and nothing else of the environment', () => {
+    const config = inferenceConfigSchema.parse({ OPENAI_API_KEY: 'sk-1', LOCAL_API_KEY: 'k', HOME: '/root', EMPTY_API_KEY: '' });
+    expect(config.PROVIDER_API_KEYS).toEqual({ OPENAI_API_KEY: 'sk-1', LOCAL_API_KEY: 'k' });
   });
 
   it('names the file when it cannot be read', () => {

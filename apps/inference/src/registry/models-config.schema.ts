@@ -39,6 +39,9 @@ export type ChatTemplate = z.infer<typeof chatTemplateSchema>;
 
 const REMOTE_SOURCE = /^(hf:|https?:\/\/)/;
 
+/** Names the environment variable with the key; only `*_API_KEY` variables are read. */
+const apiKeyEnv = z.string().regex(/^[A-Z][A-Z0-9_]*_API_KEY$/, 'an environment variable name ending in _API_KEY');
+
 /** A GGUF served by node-llama-cpp. Ids are what clients put in `GenerateRequest.model`. */
 export const llamaModelSchema = z
   .object({
@@ -90,7 +93,7 @@ export const openAiModelSchema = z
     /** The model name the endpoint knows; defaults to `id`. */
     remoteModel: z.string().min(1).optional(),
     /** Environment variable that holds the API key; none sent when unset. */
-    apiKeyEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/).optional(),
+    apiKeyEnv: apiKeyEnv.optional(),
     /** The model's real context length: prompts that do not fit are refused, never cut. */
     contextSize: z.number().int().positive(),
     /** Endpoints without native tool calling get the `<tool_call>` text format instead. */
@@ -109,7 +112,7 @@ export const anthropicModelSchema = z
     provider: z.literal('anthropic'),
     baseUrl: z.url().default('https://api.anthropic.com'),
     remoteModel: z.string().min(1).optional(),
-    apiKeyEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/).default('ANTHROPIC_API_KEY'),
+    apiKeyEnv: apiKeyEnv.default('ANTHROPIC_API_KEY'),
     contextSize: z.number().int().positive(),
     /** Anthropic requires max_tokens on every request. */
     maxOutputTokens: z.number().int().positive().default(4096),

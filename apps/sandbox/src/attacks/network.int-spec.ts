@@ -37,10 +37,13 @@ describe('attack: network egress', () => {
   let sandbox: SandboxHarness;
   let targets: string[];
 
-  /** The bridge address, and the host's gateway address on that bridge, of the container publishing `port`. */
-  async function bridgeAddresses(port: number): Promise<{ address: string; gateway: string }> {
+  /** The bridge address, and the host's gateway on that bridge, of the container publishing `inside` as `port`. */
+  async function bridgeAddresses(port: number, inside: number): Promise<{ address: string; gateway: string }> {
     const running = await sandbox.docker.listContainers();
-    const owner = running.find((c) => c.Ports.some((p) => p.PublicPort === port));
+    // IPv4 and IPv6 mappings get different host ports, so one container's v6 port may be another's v4 one.
+    const owner = running.find((c) =>
+      c.Ports.some((p) => p.PublicPort === port && p.PrivatePort === inside && p.IP === '0.0.0.0'),
+    );
     const { IPAddress: address, Gateway: gateway } = owner?.NetworkSettings.Networks.bridge ?? {};
     if (!address || !gateway) throw new Error(`no bridge address for the container publishing ${port}`);
     return { address, gateway };
@@ -49,8 +52,8 @@ describe('attack: network egress', () => {
   beforeAll(async () => {
     [nats, redis] = await Promise.all([startNats(), startRedis()]);
     sandbox = await startSandboxHarness(nats.url);
-    const { address: natsIp, gateway } = await bridgeAddresses(nats.port);
-    const { address: redisIp } = await bridgeAddresses(redis.port);
+    const { address: natsIp, gateway } = await bridgeAddresses(nats.port, 4222);
+    const { address: redisIp } = await bridgeAddresses(redis.port, 6379);
     // Control: from the host every one of these is live, so a refusal inside means something.
     expect(await hostCanConnect(natsIp, 4222)).toBe(true);
     expect(await hostCanConnect(redisIp, 6379)).toBe(true);

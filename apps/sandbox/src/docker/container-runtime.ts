@@ -57,6 +57,14 @@ export interface WarmContainer {
   readonly stopped: Promise<void>;
 }
 
+/** A warm container stopped before it got its job; nothing ran, so a cold start is safe. */
+export class WarmContainerGoneError extends Error {
+  constructor(readonly containerId: string) {
+    super(`warm container ${containerId} stopped before it got its job`);
+    this.name = 'WarmContainerGoneError';
+  }
+}
+
 /** What the engine says about itself, for the boot-time checks. */
 export interface EngineInfo {
   /** OCI runtimes the engine can start containers with. */
@@ -73,7 +81,10 @@ export interface ContainerRuntime {
   run(spec: ContainerSpec, options: RunOptions): Promise<RunOutcome>;
   /** Creates and starts a container running the warm runner; `spec.cmd` must be that runner. */
   startWarm(spec: ContainerSpec): Promise<WarmContainer>;
-  /** Hands a warm container its one job, waits for it like `run`, and always removes it. */
+  /**
+   * Hands a warm container its one job, waits for it like `run`, and always removes it. Rejects
+   * with WarmContainerGoneError, having run nothing, when the container already stopped.
+   */
   runWarm(container: WarmContainer, argv: string[], options: RunOptions): Promise<RunOutcome>;
   /** Removes a warm container that will not be used. */
   discard(container: WarmContainer): Promise<void>;

@@ -11,7 +11,7 @@ import type {
   RunOutcome,
   WarmContainer,
 } from './container-runtime';
-import { SandboxLabels } from './container-runtime';
+import { SandboxLabels, WarmContainerGoneError } from './container-runtime';
 import { toCreateOptions } from './create-options';
 import { isEngineUnreachable, isGone, statusOf } from './engine-errors';
 import { encodeJob } from './runner-protocol';
@@ -33,6 +33,8 @@ interface Attached {
   stderr: CappedOutput;
   /** Resolves once the output stream has ended (the container stopped). */
   drained: Promise<void>;
+  /** Set as soon as the stream ends, before `drained`'s callbacks run. */
+  ended: boolean;
 }
 
 /** The only place that talks to the Docker engine. */
@@ -74,6 +76,10 @@ export class DockerAdapter implements ContainerRuntime {
     const attached = this.warm.get(warm.id);
     if (!attached) throw new Error(`warm container ${warm.id} is unknown or already used`);
     this.warm.delete(warm.id);
+    if (attached.ended) {
+      this.removeSoon(warm.id);
+      throw new WarmContainerGoneError(warm.id);
+    }
     try {
       attached.stdout.limit(options.outputMaxBytes);
       attached.stderr.limit(options.outputMaxBytes);
@@ -142,13 +148,22 @@ export class DockerAdapter implements ContainerRuntime {
     const stdout = new CappedOutput(outputMaxBytes);
     const stderr = new CappedOutput(outputMaxBytes);
     const stream = (await container.attach({ stream: true, stdin, stdout: true, stderr: true, hijack: stdin })) as Duplex;
-    const drained = new Promise<void>((resolve) => {
-      stream.once('end', resolve);
-      stream.once('close', resolve);
-      stream.once('error', () => resolve());
+    const attached: Attached = { container, stream, stdout, stderr, drained: Promise.resolve(), ended: false };
+    attached.drained = new Promise<void>((resolve) => {
+      const done = () => {
+        attached.ended = true;
+        resolve();
+      };
+      stream.once('end', done);
+      stream.once('close', done);
+      // A reset socket ends the run's output; it must not crash the worker.
+      stream.on('error', (error) => {
+        this.logger.debug({ err: error, containerId: container.id }, 'sandbox attach stream failed');
+        done();
+      });
     });
     this.docker.modem.demuxStream(stream, stdout.writable(), stderr.writable());
-    return { container, stream, stdout, stderr, drained };
+    return attached;
   }
 
   /** Waits for the job (killing it at the deadline), then collects output and the exit state. */

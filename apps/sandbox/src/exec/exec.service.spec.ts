@@ -10,6 +10,7 @@ import type {
   RunOutcome,
   WarmContainer,
 } from '../docker/container-runtime';
+import { WarmContainerGoneError } from '../docker/container-runtime';
 import { WarmPool } from '../pool/warm-pool';
 import { ExecService } from './exec.service';
 import { WorkspaceLocator } from './workspace-locator';
@@ -29,6 +30,7 @@ class FakeRuntime implements ContainerRuntime {
   readonly runs: Array<{ spec: ContainerSpec; options: RunOptions }> = [];
   readonly warmRuns: Array<{ id: string; argv: string[]; options: RunOptions }> = [];
   private started = 0;
+  warmGone = false;
   async run(spec: ContainerSpec, options: RunOptions): Promise<RunOutcome> {
     this.runs.push({ spec, options });
     return outcome;
@@ -37,6 +39,7 @@ class FakeRuntime implements ContainerRuntime {
     return { id: `warm-${++this.started}`, stopped: new Promise(() => {}) };
   }
   async runWarm(container: WarmContainer, argv: string[], options: RunOptions): Promise<RunOutcome> {
+    if (this.warmGone) throw new WarmContainerGoneError(container.id);
     this.warmRuns.push({ id: container.id, argv, options });
     return outcome;
   }
@@ -95,6 +98,15 @@ describe('ExecService', () => {
       { id: 'warm-1', argv: ['lua5.4', '-e', 'print(1)'], options: { stdin: 'in', timeoutMs: 7000, outputMaxBytes: 99 } },
     ]);
     expect(runtime.runs).toEqual([]);
+    await pool.close();
+  });
+
+  it('starts cold when the warm container it took had already stopped', async () => {
+    const { runtime, service, pool } = await setup(1);
+    runtime.warmGone = true;
+    const result = await service.run({ mode: 'code', language: 'python', code: 'print(1)' });
+    expect(result.stdout).toBe('ok');
+    expect(runtime.runs).toHaveLength(1);
     await pool.close();
   });
 

@@ -2,7 +2,13 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { SandboxConfig } from '@weft/config';
 import { AppError, ErrorCode, type ExecResult } from '@weft/contracts';
 import type { Logger } from '@weft/logging';
-import { CONTAINER_RUNTIME, type ContainerRuntime, type RunOptions } from '../docker/container-runtime';
+import {
+  CONTAINER_RUNTIME,
+  type ContainerRuntime,
+  type RunOptions,
+  type WarmContainer,
+  WarmContainerGoneError,
+} from '../docker/container-runtime';
 import { WarmPool } from '../pool/warm-pool';
 import { LOGGER, SANDBOX_CONFIG } from '../tokens';
 import { buildContainerSpec, commandLine } from './container-spec';
@@ -33,15 +39,14 @@ export class ExecService {
     };
     // Pooled containers mount nothing, so only snippets without a workspace can use one.
     const warm = request.mode === 'code' && !request.workspaceId ? this.pool.take(timeoutMs) : undefined;
-    const result = warm
-      ? await this.runtime.runWarm(warm, argv, options)
-      : await this.runtime.run(await this.coldSpec(request, timeoutMs), options);
+    const warmResult = warm ? await this.runWarm(warm, argv, options) : undefined;
+    const result = warmResult ?? (await this.runtime.run(await this.coldSpec(request, timeoutMs), options));
     // Ids and outcome only: commands and output may carry secrets.
     this.logger.info(
       {
         mode: request.mode,
         workspaceId: request.workspaceId,
-        warm: warm !== undefined,
+        warm: warmResult !== undefined,
         exitCode: result.exitCode,
         timedOut: result.timedOut,
         oomKilled: result.oomKilled,
@@ -50,6 +55,16 @@ export class ExecService {
       'sandbox run finished',
     );
     return result;
+  }
+
+  /** Undefined when the container died idle: nothing ran, the caller starts cold. */
+  private async runWarm(warm: WarmContainer, argv: string[], options: RunOptions) {
+    try {
+      return await this.runtime.runWarm(warm, argv, options);
+    } catch (error) {
+      if (error instanceof WarmContainerGoneError) return undefined;
+      throw error;
+    }
   }
 
   private async coldSpec(request: ParsedExecRequest, timeoutMs: number) {

@@ -85,6 +85,18 @@ describe('warm pool (real Docker, real NATS)', () => {
     expect(sandbox.pool.stats.misses - misses).toBeGreaterThanOrEqual(2);
   });
 
+  it('never hands a job to a pooled container that died idle, and replaces it', async () => {
+    await sandbox.pool.whenFull();
+    const dead = await idle();
+    await Promise.all(dead.map((c) => sandbox.docker.getContainer(c.Id).kill()));
+    const result = await sandbox.exec({ mode: 'code', language: 'python', code: 'print(1)' });
+    expect(result).toMatchObject({ exitCode: 0, stdout: '1\n' });
+    await sandbox.pool.whenFull();
+    const fresh = (await idle()).map((c) => c.Id);
+    expect(fresh).toHaveLength(2);
+    expect(fresh.some((id) => dead.some((c) => c.Id === id))).toBe(false);
+  });
+
   it('lets an idle runner give up by itself, so a lost pooled container stops', async () => {
     const container = await sandbox.docker.createContainer({
       Image: 'weft/sandbox-runtime:latest',

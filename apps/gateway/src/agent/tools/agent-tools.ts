@@ -23,9 +23,12 @@ const runCommand = defineTool('run_command', {
 });
 
 const executeCode = defineTool('execute_code', {
-  description: 'Run a snippet of python, node or bash code in a throwaway container; returns exit code, stdout and stderr.',
+  description:
+    'Run a snippet of python, node, bash or lua code in a throwaway container without the workspace ' +
+    '(use run_command to work on workspace files); returns exit code, stdout and stderr.',
   parameters: executeCodeArgsSchema,
-  execute: async (args, ctx) => formatExecResult(await ctx.sandbox.exec({ mode: 'code', workspaceId: ctx.workspaceId, ...args })),
+  // No workspace: snippets are served by the sandbox's warm pool, whose containers cannot carry a mount.
+  execute: async (args, ctx) => formatExecResult(await ctx.sandbox.exec({ mode: 'code', ...args })),
 });
 
 /** Every tool the agent offers the model, by name. */

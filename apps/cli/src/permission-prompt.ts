@@ -1,0 +1,42 @@
+import type { PermissionAnswer } from './api-client';
+import type { Colors } from './render';
+import type { PermissionRequest } from './turn';
+import type { TerminalStream } from './context';
+
+/** Reads one line of the user's answer; undefined when input has ended. */
+export type ReadAnswer = () => Promise<string | undefined>;
+
+const ANSWERS: Readonly<Record<string, PermissionAnswer['decision']>> = {
+  y: 'allow_once',
+  yes: 'allow_once',
+  a: 'allow_always',
+  always: 'allow_always',
+  n: 'deny',
+  no: 'deny',
+};
+
+/**
+ * Asks at the terminal whether the agent may go ahead, showing the exact call; `y` allows it
+ * once, `a` always (the suggested rules, for this session), `n` denies it with an optional reason.
+ */
+export function terminalPermissionPrompt(out: TerminalStream, c: Colors, readAnswer: ReadAnswer) {
+  return async (event: PermissionRequest): Promise<PermissionAnswer | undefined> => {
+    const always = event.suggestedRules.length > 0 ? ` · ${c.bold('a')} always (${event.suggestedRules.join(', ')})` : '';
+    out.write(`${c.yellow('?')} allow ${c.bold(event.call.name)}: ${event.subject}\n`);
+    for (;;) {
+      out.write(`  ${c.bold('y')} once${always} · ${c.bold('n')} no [y/${always ? 'a/' : ''}n] `);
+      const line = await readAnswer();
+      if (line === undefined) return undefined;
+      const [word = '', ...rest] = line.trim().split(/\s+/);
+      const decision = ANSWERS[word.toLowerCase()];
+      if (decision === 'allow_always' && !always) continue;
+      if (decision === 'deny') return { decision, reason: rest.join(' ') || undefined };
+      if (decision) return { decision };
+    }
+  };
+}
+
+/** For `--yes`: every question is allowed once, without asking. */
+export async function allowEverythingOnce(): Promise<PermissionAnswer> {
+  return { decision: 'allow_once' };
+}

@@ -1,0 +1,139 @@
+import { Controller, Module, type INestMicroservice, type Type } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import {
+  AppError,
+  ErrorCode,
+  QueueGroups,
+  Routes,
+  inferenceWorkerGenerateSubject,
+  type GenerateChunk,
+  type GenerateRequest,
+  type WorkerHeartbeat,
+} from '@weft/contracts';
+import { createLogger } from '@weft/logging';
+import { createNatsMicroservice } from '@weft/messaging';
+import type { NatsConnection } from 'nats';
+import { Observable } from 'rxjs';
+import { FleetBus } from './fleet-bus';
+
+export interface FakeWorkerBehaviour {
+  /** Answer INFERENCE.BUSY instead of generating. */
+  busy?: boolean;
+  /** Stream one delta and then nothing more, as a worker that died mid-generation. */
+  hang?: boolean;
+  deltas?: number;
+}
+
+/**
+ * A stand-in inference worker for fleet tests (the real one is another app): it speaks the
+ * worker's protocol — generate on the shared and its own subject, heartbeats, cancels — and
+ * records what it was asked.
+ */
+export class FakeFleetWorker {
+  readonly requests: GenerateRequest[] = [];
+  readonly cancelled: string[] = [];
+  behaviour: FakeWorkerBehaviour = {};
+  heartbeats = true;
+  private timer?: NodeJS.Timeout;
+
+  private constructor(
+    readonly workerId: string,
+    private readonly app: INestMicroservice,
+    private readonly bus: FleetBus,
+    private readonly models: WorkerHeartbeat['models'],
+    private readonly intervalMs: number,
+  ) {}
+
+  static async start(natsUrl: string, workerId: string, options: { models?: string[]; intervalMs?: number; announce?: boolean } = {}): Promise<FakeFleetWorker> {
+    const log = createLogger('fake-fleet-worker', 'silent');
+    const holder: { worker?: FakeFleetWorker } = {};
+    const app = await createNatsMicroservice(fakeWorkerModule(workerId, () => holder.worker), { natsUrl, queue: QueueGroups.inference, logger: log });
+    await app.listen();
+    await app.unwrap<NatsConnection>().flush();
+    const bus = await FleetBus.connect(natsUrl, log);
+    const models = (options.models ?? ['tiny']).map((id) => ({
+      id,
+      provider: 'llama' as const,
+      contextSize: 2048,
+      loaded: true,
+      freeSequences: 2,
+      queued: 0,
+      maxQueue: 4,
+      cachedSessions: [],
+    }));
+    const worker = new FakeFleetWorker(workerId, app, bus, models, options.intervalMs ?? 100);
+    holder.worker = worker;
+    bus.subscribe(Routes.inferenceCancel, ({ requestId }) => worker.cancelled.push(requestId));
+    if (options.announce !== false) worker.beat();
+    await bus.flush();
+    return worker;
+  }
+
+  /** Stops heartbeating and leaves the NATS server without a goodbye, like a killed process. */
+  async kill(): Promise<void> {
+    this.heartbeats = false;
+    clearTimeout(this.timer);
+    await this.app.close();
+    await this.bus.close();
+  }
+
+  async close(): Promise<void> {
+    clearTimeout(this.timer);
+    if (this.heartbeats) this.bus.publish(Routes.inferenceWorkerAnnounced, this.heartbeat('stopped'));
+    this.heartbeats = false;
+    await this.bus.close();
+    await this.app.close();
+  }
+
+  generate(request: GenerateRequest): Observable<GenerateChunk> {
+    this.requests.push(request);
+    const { busy, hang, deltas = 3 } = this.behaviour;
+    return new Observable<GenerateChunk>((subscriber) => {
+      if (busy) {
+        subscriber.error(new AppError(ErrorCode.InferenceBusy, `${this.workerId} is busy`, {}, true));
+        return;
+      }
+      subscriber.next({ type: 'delta', text: `${this.workerId}:` });
+      if (hang) return;
+      for (let i = 1; i < deltas; i++) subscriber.next({ type: 'delta', text: ` ${i}` });
+      subscriber.next({
+        type: 'done',
+        result: {
+          text: 'ok',
+          toolCalls: [],
+          finishReason: 'stop',
+          usage: { promptTokens: 5, completionTokens: deltas, cachedTokens: 0 },
+          timings: { totalMs: 1 },
+          workerId: this.workerId,
+        },
+      });
+      subscriber.complete();
+    });
+  }
+
+  private beat(): void {
+    if (!this.heartbeats) return;
+    this.bus.publish(Routes.inferenceWorkerAnnounced, this.heartbeat('ready'));
+    this.timer = setTimeout(() => this.beat(), this.intervalMs);
+  }
+
+  private heartbeat(status: WorkerHeartbeat['status']): WorkerHeartbeat {
+    const now = new Date().toISOString();
+    return { workerId: this.workerId, status, intervalMs: this.intervalMs, startedAt: now, sentAt: now, inFlight: 0, models: this.models };
+  }
+}
+
+function fakeWorkerModule(workerId: string, worker: () => FakeFleetWorker | undefined): Type<unknown> {
+  @Controller()
+  class FakeWorkerController {
+    @MessagePattern([Routes.inferenceGenerate.subject, inferenceWorkerGenerateSubject(workerId)])
+    generate(@Payload() request: GenerateRequest): Observable<GenerateChunk> {
+      const target = worker();
+      if (!target) throw new AppError(ErrorCode.Internal, 'fake worker not ready');
+      return target.generate(request);
+    }
+  }
+  @Module({ controllers: [FakeWorkerController] })
+  class FakeWorkerModule {}
+  return FakeWorkerModule;
+}

@@ -1,0 +1,114 @@
+import { randomUUID } from 'node:crypto';
+import {
+  AppError,
+  ErrorCode,
+  Routes,
+  inferenceWorkerGenerateSubject,
+  type GenerateChunk,
+  type GenerateRequest,
+} from '@weft/contracts';
+import type { Logger } from '@weft/logging';
+import type { RpcClient } from '@weft/messaging';
+import type { FleetBus } from './fleet-bus';
+import type { FleetRegistry } from './fleet-registry';
+import { MAX_ATTEMPTS, type AffinityStore, type FleetRouter, type Target } from './fleet-router';
+
+export interface FleetGenerateOptions {
+  /** The longest wait for the next streamed message. */
+  timeoutMs: number;
+  /** Aborting ends the stream and tells the worker to stop. */
+  signal?: AbortSignal;
+}
+
+/** What the agent's inference port needs from the fleet. */
+export interface FleetInference {
+  generate(request: GenerateRequest, options: FleetGenerateOptions): AsyncIterable<GenerateChunk>;
+}
+
+/** Failures that mean "this worker did not take the request": the next target may. */
+const TRY_ELSEWHERE = new Set<string>([ErrorCode.InferenceBusy, ErrorCode.NoResponders, ErrorCode.WorkerLost]);
+
+/**
+ * Generations routed over the fleet: to the worker that holds the session's KV cache when it can
+ * take the request, else to the least loaded one, else to the queue group. A busy or vanished
+ * worker is skipped before anything streamed; once tokens flow, a worker that stops
+ * heartbeating fails the stream with INFERENCE.WORKER_LOST at once. The serving worker is
+ * recorded as the session's affinity.
+ */
+export class FleetInferenceClient implements FleetInference {
+  constructor(
+    private readonly rpc: RpcClient,
+    private readonly bus: FleetBus,
+    private readonly registry: FleetRegistry,
+    private readonly router: FleetRouter,
+    private readonly affinity: AffinityStore,
+    private readonly log: Logger,
+  ) {}
+
+  async *generate(request: GenerateRequest, options: FleetGenerateOptions): AsyncGenerator<GenerateChunk> {
+    const body = { ...request, requestId: request.requestId ?? randomUUID() };
+    const targets = (await this.router.plan(request.model, request.sessionId)).slice(0, MAX_ATTEMPTS);
+    let lastError: unknown;
+    for (const target of targets) {
+      if (options.signal?.aborted) return;
+      const progress = { started: false };
+      try {
+        yield* this.attempt(body, target, options, progress);
+        return;
+      } catch (error) {
+        if (progress.started || !(error instanceof AppError) || !TRY_ELSEWHERE.has(error.code)) throw error;
+        this.log.debug({ requestId: body.requestId, target, code: error.code }, 'trying the next inference worker');
+        lastError = error;
+      }
+    }
+    throw lastError ?? new AppError(ErrorCode.InferenceBusy, 'No inference worker took the request', { model: request.model }, true);
+  }
+
+  private async *attempt(
+    body: GenerateRequest & { requestId: string },
+    target: Target,
+    options: FleetGenerateOptions,
+    progress: { started: boolean },
+  ): AsyncGenerator<GenerateChunk> {
+    const abort = new AbortController();
+    let lost: AppError | undefined;
+    const onAbort = () => abort.abort();
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    const unwatch =
+      target.kind === 'worker'
+        ? this.registry.onLost(target.workerId, (error) => {
+            lost = error;
+            abort.abort(error);
+          })
+        : () => undefined;
+    const route =
+      target.kind === 'worker' ? { ...Routes.inferenceGenerate, subject: inferenceWorkerGenerateSubject(target.workerId) } : Routes.inferenceGenerate;
+    let finished = false;
+    let mayRun = true;
+    try {
+      for await (const chunk of this.rpc.stream(route, body, { timeoutMs: options.timeoutMs, signal: abort.signal })) {
+        progress.started = true;
+        if (chunk.type === 'done') {
+          finished = true;
+          await this.remember(body.sessionId, chunk.result.workerId ?? (target.kind === 'worker' ? target.workerId : undefined));
+        }
+        yield chunk;
+      }
+      if (lost) throw lost;
+    } catch (error) {
+      if (lost) throw lost;
+      // Refused or never delivered: nothing runs, and a late cancel must not hit the retry.
+      if (error instanceof AppError && (error.code === ErrorCode.InferenceBusy || error.code === ErrorCode.NoResponders)) mayRun = false;
+      throw error;
+    } finally {
+      unwatch();
+      options.signal?.removeEventListener('abort', onAbort);
+      if (!finished && mayRun && !lost) this.bus.publish(Routes.inferenceCancel, { requestId: body.requestId });
+    }
+  }
+
+  private async remember(sessionId: string | undefined, workerId: string | undefined): Promise<void> {
+    if (!sessionId || !workerId) return;
+    await this.affinity.recordAffinity(sessionId, workerId).catch((err: unknown) => this.log.warn({ err, sessionId }, 'could not record session affinity'));
+  }
+}

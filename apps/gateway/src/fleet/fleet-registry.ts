@@ -1,0 +1,106 @@
+import { AppError, ErrorCode, type WorkerHeartbeat } from '@weft/contracts';
+import type { Logger } from '@weft/logging';
+
+/** A worker is dropped after this many heartbeat intervals without one. */
+export const MISSED_BEATS = 3;
+const MIN_TTL_MS = 1_000;
+
+/** Where the fleet is mirrored so a replica that just started knows it before the first beat. */
+export interface FleetStore {
+  save(heartbeat: WorkerHeartbeat, ttlMs: number): Promise<void>;
+  remove(workerId: string): Promise<void>;
+  load(): Promise<WorkerHeartbeat[]>;
+}
+
+interface Entry {
+  heartbeat: WorkerHeartbeat;
+  timer: NodeJS.Timeout;
+}
+
+export function heartbeatTtlMs(heartbeat: WorkerHeartbeat): number {
+  return Math.max(heartbeat.intervalMs * MISSED_BEATS, MIN_TTL_MS);
+}
+
+/**
+ * The inference workers this gateway replica has heard from. Each heartbeat renews a worker;
+ * one that misses MISSED_BEATS of them, or says `stopped`, is dropped, and whoever streams
+ * from it is told at once (INFERENCE.WORKER_LOST) instead of waiting out a timeout.
+ */
+export class FleetRegistry {
+  private readonly entries = new Map<string, Entry>();
+  private readonly lostListeners = new Map<string, Set<(error: AppError) => void>>();
+
+  constructor(
+    private readonly store: FleetStore,
+    private readonly log: Logger,
+  ) {}
+
+  apply(heartbeat: WorkerHeartbeat): void {
+    const { workerId } = heartbeat;
+    const previous = this.entries.get(workerId);
+    if (previous) clearTimeout(previous.timer);
+    if (heartbeat.status === 'stopped') {
+      this.drop(workerId, `Worker ${workerId} stopped`);
+      return;
+    }
+    const ttl = heartbeatTtlMs(heartbeat);
+    const timer = setTimeout(() => this.drop(workerId, `Worker ${workerId} stopped heartbeating`), ttl);
+    timer.unref();
+    this.entries.set(workerId, { heartbeat, timer });
+    if (!previous) this.log.info({ workerId, models: heartbeat.models.map((m) => m.id) }, 'inference worker joined');
+    this.store.save(heartbeat, ttl).catch((err: unknown) => this.log.warn({ err, workerId }, 'could not mirror the fleet to Redis'));
+  }
+
+  /** Live workers, draining ones included (they still finish what they run). */
+  workers(): WorkerHeartbeat[] {
+    return [...this.entries.values()].map((e) => e.heartbeat);
+  }
+
+  get(workerId: string): WorkerHeartbeat | undefined {
+    return this.entries.get(workerId)?.heartbeat;
+  }
+
+  /** The live workers, or the Redis mirror while this replica has heard none yet. */
+  async snapshot(): Promise<WorkerHeartbeat[]> {
+    if (this.entries.size > 0) return this.workers();
+    try {
+      return await this.store.load();
+    } catch (err) {
+      this.log.warn({ err }, 'could not read the fleet from Redis');
+      return [];
+    }
+  }
+
+  /** Calls `listener` once if the worker is dropped; returns the unsubscribe. */
+  onLost(workerId: string, listener: (error: AppError) => void): () => void {
+    if (!this.entries.has(workerId)) {
+      queueMicrotask(() => listener(lost(workerId, `Worker ${workerId} is not in the fleet`)));
+      return () => undefined;
+    }
+    const listeners = this.lostListeners.get(workerId) ?? new Set();
+    listeners.add(listener);
+    this.lostListeners.set(workerId, listeners);
+    return () => listeners.delete(listener);
+  }
+
+  close(): void {
+    for (const entry of this.entries.values()) clearTimeout(entry.timer);
+    this.entries.clear();
+    this.lostListeners.clear();
+  }
+
+  private drop(workerId: string, reason: string): void {
+    const entry = this.entries.get(workerId);
+    if (entry) clearTimeout(entry.timer);
+    const known = this.entries.delete(workerId);
+    if (known) this.log.warn({ workerId, reason }, 'inference worker dropped');
+    const listeners = this.lostListeners.get(workerId);
+    this.lostListeners.delete(workerId);
+    for (const listener of listeners ?? []) listener(lost(workerId, reason));
+    this.store.remove(workerId).catch((err: unknown) => this.log.warn({ err, workerId }, 'could not remove a worker from Redis'));
+  }
+}
+
+function lost(workerId: string, reason: string): AppError {
+  return new AppError(ErrorCode.WorkerLost, `${reason}; its generation is lost`, { workerId }, true);
+}

@@ -1,0 +1,155 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { AppError, ErrorCode, Routes, type GenerateChunk, type GenerateRequest, type WorkerHeartbeat } from '@weft/contracts';
+import { createLogger } from '@weft/logging';
+import { connectRpcClient, type RpcClient } from '@weft/messaging';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startNats, startRedis, type StartedService } from '../../../../test/support/containers';
+import { FakeFleetWorker } from './fake-fleet-worker';
+import { FleetBus } from './fleet-bus';
+import { FleetInferenceClient } from './fleet-inference.client';
+import { FleetKeys } from './fleet-keys';
+import { FleetRegistry } from './fleet-registry';
+import { FleetRouter } from './fleet-router';
+import { RedisFleetStore } from './redis-fleet.store';
+
+const log = createLogger('fleet-test', 'silent');
+
+describe('inference fleet routing over NATS and Redis', () => {
+  let nats: StartedService;
+  let redisService: StartedService;
+  let redis: Redis;
+  let rpc: { client: RpcClient; close: () => Promise<void> };
+  let bus: FleetBus;
+  let keys: FleetKeys;
+  let store: RedisFleetStore;
+  let registry: FleetRegistry;
+  let fleet: FleetInferenceClient;
+  let workers: FakeFleetWorker[] = [];
+  const cancels: string[] = [];
+
+  beforeAll(async () => {
+    [nats, redisService] = await Promise.all([startNats(), startRedis()]);
+    redis = new Redis(redisService.url);
+    rpc = await connectRpcClient(nats.url, 10_000);
+    bus = await FleetBus.connect(nats.url, log);
+    keys = new FleetKeys(`test-${randomBytes(4).toString('hex')}:`);
+    store = new RedisFleetStore(redis, keys);
+    registry = new FleetRegistry(store, log);
+    bus.subscribe(Routes.inferenceWorkerAnnounced, (hb) => registry.apply(hb));
+    bus.subscribe(Routes.inferenceCancel, ({ requestId }) => cancels.push(requestId));
+    await bus.flush();
+    fleet = new FleetInferenceClient(rpc.client, bus, registry, new FleetRouter(registry, store, log), store, log);
+  });
+
+  afterEach(async () => {
+    for (const worker of workers) await worker.close().catch(() => undefined);
+    workers = [];
+    await waitFor(() => registry.workers().length === 0);
+  });
+
+  afterAll(async () => {
+    registry?.close();
+    await bus?.close();
+    await rpc?.close();
+    redis?.disconnect();
+    await Promise.all([nats?.stop(), redisService?.stop()]);
+  });
+
+  async function start(id: string, options?: Parameters<typeof FakeFleetWorker.start>[2]) {
+    const worker = await FakeFleetWorker.start(nats.url, `${id}-${randomBytes(2).toString('hex')}`, options);
+    workers.push(worker);
+    if (options?.announce !== false) await waitFor(() => registry.get(worker.workerId) !== undefined);
+    return worker;
+  }
+
+  async function run(request: Partial<GenerateRequest> = {}, signal?: AbortSignal) {
+    const chunks: GenerateChunk[] = [];
+    for await (const chunk of fleet.generate({ model: 'tiny', messages: [{ role: 'user', content: 'hi' }], ...request }, { timeoutMs: 10_000, signal })) {
+      chunks.push(chunk);
+    }
+    const done = chunks.at(-1);
+    return { chunks, result: done?.type === 'done' ? done.result : undefined };
+  }
+
+  it('records the serving worker as the session affinity and routes the follow-up there', async () => {
+    const a = await start('a');
+    const b = await start('b');
+    const first = await run({ sessionId: 'sticky' });
+    const served = first.result?.workerId;
+    expect([a.workerId, b.workerId]).toContain(served);
+    expect(await redis.get(keys.affinity('sticky'))).toBe(served);
+    for (let i = 0; i < 5; i++) expect((await run({ sessionId: 'sticky' })).result?.workerId).toBe(served);
+    const other = served === a.workerId ? b : a;
+    expect(other.requests.filter((r) => r.sessionId === 'sticky')).toHaveLength(0);
+  });
+
+  it('skips a worker that answers BUSY and gets the turn done by another', async () => {
+    const busy = await start('busy');
+    const free = await start('free');
+    busy.behaviour = { busy: true };
+    await redis.set(keys.affinity('wants-busy'), busy.workerId);
+    const { result } = await run({ sessionId: 'wants-busy' });
+    expect(result?.workerId).toBe(free.workerId);
+    expect(busy.requests).toHaveLength(1);
+    expect(await redis.get(keys.affinity('wants-busy'))).toBe(free.workerId);
+  });
+
+  it('falls back to the queue group when no worker has announced itself', async () => {
+    const silent = await start('silent', { announce: false });
+    expect(registry.workers()).toEqual([]);
+    const { result } = await run({ sessionId: 'no-fleet' });
+    expect(result?.workerId).toBe(silent.workerId);
+  });
+
+  it('drops a worker that stops heartbeating, and fails its in-flight stream with WORKER_LOST instead of hanging', async () => {
+    const doomed = await start('doomed');
+    doomed.behaviour = { hang: true };
+    const started = performance.now();
+    const outcome = run({ sessionId: 'doomed-session' }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    await waitFor(() => doomed.requests.length === 1);
+    await doomed.kill();
+    const error = await outcome;
+    expect(error).toBeInstanceOf(AppError);
+    expect((error as AppError).code).toBe(ErrorCode.WorkerLost);
+    // Within a few heartbeat intervals (1 s floor), nowhere near the 10 s stream timeout.
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(registry.get(doomed.workerId)).toBeUndefined();
+    expect(await redis.zscore(keys.workers(), doomed.workerId)).toBeNull();
+    workers = workers.filter((w) => w !== doomed);
+  });
+
+  it('tells the worker to stop when the caller gives up mid-stream', async () => {
+    const worker = await start('slow');
+    worker.behaviour = { hang: true };
+    const abort = new AbortController();
+    const requestId = randomUUID();
+    const running = run({ requestId }, abort.signal);
+    await waitFor(() => worker.requests.length === 1);
+    abort.abort();
+    await running;
+    await waitFor(() => cancels.includes(requestId) && worker.cancelled.includes(requestId));
+  });
+
+  it('mirrors the fleet in Redis with an expiry, for replicas that have not heard a heartbeat yet', async () => {
+    const worker = await start('mirrored', { models: ['tiny', 'big'] });
+    const fresh = new FleetRegistry(store, log);
+    const snapshot: WorkerHeartbeat[] = await fresh.snapshot();
+    expect(snapshot.map((w) => w.workerId)).toContain(worker.workerId);
+    expect(snapshot.find((w) => w.workerId === worker.workerId)?.models.map((m) => m.id)).toEqual(['tiny', 'big']);
+    expect(await redis.pttl(keys.worker(worker.workerId))).toBeGreaterThan(0);
+    fresh.close();
+  });
+});
+
+async function waitFor(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await sleep(20);
+  }
+}

@@ -1,0 +1,73 @@
+import { Global, Injectable, Module, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Routes } from '@weft/contracts';
+import type { Logger } from '@weft/logging';
+import { RpcClient } from '@weft/messaging';
+import type { Redis } from 'ioredis';
+import { GATEWAY_CONFIG, type GatewaySettings } from '../config';
+import { RedisKeys } from '../infra/redis-keys';
+import { LOGGER, REDIS } from '../infra/tokens';
+import { FleetBus } from './fleet-bus';
+import { FleetInferenceClient } from './fleet-inference.client';
+import { FleetKeys } from './fleet-keys';
+import { FleetRegistry } from './fleet-registry';
+import { FleetRouter } from './fleet-router';
+import { RedisFleetStore } from './redis-fleet.store';
+
+/** Feeds heartbeats into the registry while the gateway runs. */
+@Injectable()
+class HeartbeatListener implements OnModuleInit, OnApplicationShutdown {
+  constructor(
+    private readonly bus: FleetBus,
+    private readonly registry: FleetRegistry,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    this.bus.subscribe(Routes.inferenceWorkerAnnounced, (heartbeat) => this.registry.apply(heartbeat));
+    await this.bus.flush();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.registry.close();
+    await this.bus.close();
+  }
+}
+
+/**
+ * The inference fleet as this gateway replica sees it: workers from their heartbeats (mirrored
+ * in Redis), session affinity in Redis, and routing of generations to the worker holding a
+ * session's KV cache. Global, so the agent runtime can take `FleetInferenceClient`.
+ */
+@Global()
+@Module({
+  providers: [
+    {
+      provide: FleetBus,
+      inject: [GATEWAY_CONFIG, LOGGER],
+      useFactory: (config: GatewaySettings, log: Logger) => FleetBus.connect(config.NATS_URL, log),
+    },
+    {
+      provide: RedisFleetStore,
+      inject: [REDIS, RedisKeys],
+      useFactory: (redis: Redis, keys: RedisKeys) => new RedisFleetStore(redis, new FleetKeys(keys.prefix)),
+    },
+    {
+      provide: FleetRegistry,
+      inject: [RedisFleetStore, LOGGER],
+      useFactory: (store: RedisFleetStore, log: Logger) => new FleetRegistry(store, log.child({ component: 'fleet' })),
+    },
+    {
+      provide: FleetRouter,
+      inject: [FleetRegistry, RedisFleetStore, LOGGER],
+      useFactory: (registry: FleetRegistry, store: RedisFleetStore, log: Logger) => new FleetRouter(registry, store, log),
+    },
+    {
+      provide: FleetInferenceClient,
+      inject: [RpcClient, FleetBus, FleetRegistry, FleetRouter, RedisFleetStore, LOGGER],
+      useFactory: (rpc: RpcClient, bus: FleetBus, registry: FleetRegistry, router: FleetRouter, store: RedisFleetStore, log: Logger) =>
+        new FleetInferenceClient(rpc, bus, registry, router, store, log.child({ component: 'fleet' })),
+    },
+    HeartbeatListener,
+  ],
+  exports: [FleetRegistry, FleetInferenceClient],
+})
+export class FleetModule {}

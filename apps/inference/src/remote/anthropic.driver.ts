@@ -1,0 +1,186 @@
+import { AppError, ErrorCode, type ChatMessage, type GenerateResult, type ModelInfo, type WorkerModelStatus } from '@weft/contracts';
+import type { Logger } from '@weft/logging';
+import type { GenerateCall, InferenceDriver } from '../drivers/inference-driver';
+import type { AnthropicModelConfig } from '../registry/models-config.schema';
+import { toToolCalls } from '../tool-calls/to-tool-calls';
+import { parseEventData, postForEvents } from './http-stream';
+import { estimatePromptTokens, replyBudget } from './remote-prompt';
+
+const ANTHROPIC_VERSION = '2023-06-01';
+const REMOTE_PARALLEL = 64;
+
+interface Usage {
+  input_tokens?: number;
+  output_tokens?: number;
+  cache_read_input_tokens?: number;
+}
+
+type Event =
+  | { type: 'message_start'; message: { usage?: Usage } }
+  | { type: 'content_block_start'; index: number; content_block: { type: string; id?: string; name?: string; text?: string } }
+  | { type: 'content_block_delta'; index: number; delta: { type: string; text?: string; partial_json?: string } }
+  | { type: 'content_block_stop'; index: number }
+  | { type: 'message_delta'; delta: { stop_reason?: string | null }; usage?: Usage }
+  | { type: 'message_stop' }
+  | { type: 'ping' }
+  | { type: 'error'; error: { type?: string; message?: string } };
+
+type Block = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: unknown };
+
+/** Anthropic's Messages API, streamed, with native tool use. */
+export class AnthropicDriver implements InferenceDriver {
+  constructor(
+    private readonly models: readonly AnthropicModelConfig[],
+    private readonly apiKeys: Readonly<Record<string, string>>,
+    private readonly log: Logger,
+  ) {}
+
+  async listModels(): Promise<ModelInfo[]> {
+    return this.models.map((m) => ({ id: m.id, provider: 'anthropic', contextSize: m.contextSize, ...(m.roles.length ? { roles: m.roles } : {}) }));
+  }
+
+  async status(): Promise<WorkerModelStatus[]> {
+    return (await this.listModels()).map((m) => ({ ...m, loaded: true, freeSequences: REMOTE_PARALLEL, queued: 0, maxQueue: 0, cachedSessions: [] }));
+  }
+
+  async generate(modelId: string, { request, onDelta, signal }: GenerateCall): Promise<GenerateResult> {
+    const model = this.models.find((m) => m.id === modelId);
+    if (!model) throw new AppError(ErrorCode.UnknownModel, `Unknown model "${modelId}"`, { model: modelId });
+    const key = this.apiKeys[model.apiKeyEnv];
+    if (!key) throw new AppError(ErrorCode.ProviderFailed, `Model "${model.id}" needs ${model.apiKeyEnv}, which is not set`, { model: model.id });
+    const started = performance.now();
+    const tools = request.toolChoice === 'none' ? [] : (request.tools ?? []);
+    const maxTokens = replyBudget(model.id, model.contextSize, estimatePromptTokens(request.messages, tools), request.maxTokens, model.maxOutputTokens);
+    const system = request.messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n\n');
+    const body = {
+      model: model.remoteModel ?? model.id,
+      stream: true,
+      max_tokens: maxTokens,
+      ...(system ? { system } : {}),
+      messages: toAnthropicMessages(request.messages),
+      temperature: request.temperature ?? model.sampling.temperature,
+      top_p: request.topP ?? model.sampling.topP,
+      top_k: request.topK ?? model.sampling.topK,
+      stop_sequences: request.stop,
+      ...(tools.length > 0
+        ? {
+            tools: tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters })),
+            ...(request.toolChoice && request.toolChoice !== 'auto'
+              ? { tool_choice: typeof request.toolChoice === 'object' ? { type: 'tool', name: request.toolChoice.name } : { type: 'any' } }
+              : {}),
+          }
+        : {}),
+    };
+
+    const blocks = new Map<number, Block & { json?: string }>();
+    const usage: Usage = {};
+    let stopReason: string | undefined;
+    let firstTokenAt: number | undefined;
+    for await (const message of postForEvents({
+      url: `${model.baseUrl.replace(/\/$/, '')}/v1/messages`,
+      headers: { 'x-api-key': key, 'anthropic-version': ANTHROPIC_VERSION },
+      body,
+      signal,
+      timeoutMs: model.timeoutMs,
+      provider: 'anthropic',
+      model: model.id,
+    }, (status, text) => contextError(status, text, model))) {
+      const event = parseEventData<Event>(message, 'anthropic');
+      switch (event.type) {
+        case 'message_start':
+          Object.assign(usage, event.message.usage);
+          break;
+        case 'content_block_start': {
+          const { content_block: block } = event;
+          if (block.type === 'tool_use') blocks.set(event.index, { type: 'tool_use', id: block.id ?? '', name: block.name ?? '', input: {}, json: '' });
+          else if (block.type === 'text') blocks.set(event.index, { type: 'text', text: block.text ?? '' });
+          break;
+        }
+        case 'content_block_delta': {
+          const block = blocks.get(event.index);
+          firstTokenAt ??= performance.now();
+          if (block?.type === 'text' && event.delta.text) {
+            block.text += event.delta.text;
+            onDelta(event.delta.text);
+          } else if (block?.type === 'tool_use' && event.delta.partial_json) {
+            block.json = (block.json ?? '') + event.delta.partial_json;
+          }
+          break;
+        }
+        case 'message_delta':
+          stopReason = event.delta.stop_reason ?? stopReason;
+          Object.assign(usage, event.usage);
+          break;
+        case 'error':
+          throw new AppError(ErrorCode.ProviderFailed, `anthropic stream error: ${event.error.message ?? event.error.type ?? 'unknown'}`, { model: model.id }, event.error.type === 'overloaded_error');
+        case 'content_block_stop':
+        case 'message_stop':
+        case 'ping':
+          break;
+      }
+    }
+    const ordered = [...blocks.entries()].sort(([a], [b]) => a - b).map(([, b]) => b);
+    const text = ordered.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
+    const toolCalls = toToolCalls(
+      ordered.flatMap((b) => (b.type === 'tool_use' ? [{ name: b.name, arguments: parseJson(b.json ?? '') }] : [])),
+      tools,
+    );
+    const cachedTokens = usage.cache_read_input_tokens ?? 0;
+    const evaluatedTokens = usage.input_tokens ?? 0;
+    return {
+      text,
+      toolCalls,
+      finishReason: toolCalls.length > 0 ? 'tool_calls' : stopReason === 'max_tokens' ? 'length' : 'stop',
+      usage: { promptTokens: evaluatedTokens + cachedTokens, completionTokens: usage.output_tokens ?? 0, cachedTokens, evaluatedTokens },
+      timings: { timeToFirstTokenMs: firstTokenAt === undefined ? undefined : firstTokenAt - started, totalMs: performance.now() - started },
+    };
+  }
+
+  async dispose(): Promise<void> {
+    this.log.debug('anthropic driver closed');
+  }
+}
+
+function parseJson(json: string): unknown {
+  if (json.trim() === '') return {};
+  try {
+    return JSON.parse(json);
+  } catch {
+    // Reported by toToolCalls as arguments that are not an object.
+    return json;
+  }
+}
+
+/** Weft messages as Anthropic turns: tool calls are `tool_use` blocks, results `tool_result` blocks in a user turn. */
+export function toAnthropicMessages(messages: readonly ChatMessage[]): { role: 'user' | 'assistant'; content: unknown[] }[] {
+  const out: { role: 'user' | 'assistant'; content: unknown[] }[] = [];
+  const push = (role: 'user' | 'assistant', block: unknown) => {
+    const last = out.at(-1);
+    if (last?.role === role) last.content.push(block);
+    else out.push({ role, content: [block] });
+  };
+  for (const m of messages) {
+    switch (m.role) {
+      case 'system':
+        break;
+      case 'user':
+        push('user', { type: 'text', text: m.content });
+        break;
+      case 'assistant':
+        if (m.content) push('assistant', { type: 'text', text: m.content });
+        for (const call of m.toolCalls ?? []) push('assistant', { type: 'tool_use', id: call.id, name: call.name, input: call.arguments });
+        break;
+      case 'tool':
+        push('user', { type: 'tool_result', tool_use_id: m.toolCallId, content: m.content });
+        break;
+    }
+  }
+  return out;
+}
+
+function contextError(status: number, body: string, model: AnthropicModelConfig): AppError | undefined {
+  if (status !== 400 || !/prompt is too long|context window|too many tokens/i.test(body)) return undefined;
+  return new AppError(ErrorCode.ContextLengthExceeded, `The prompt does not fit model "${model.id}": ${body.slice(0, 300)}`, {
+    contextSize: model.contextSize,
+  });
+}

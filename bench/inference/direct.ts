@@ -1,0 +1,68 @@
+import type { RunSample } from './stats';
+
+type Lib = typeof import('node-llama-cpp');
+
+export interface DirectOptions {
+  modelPath: string;
+  contextSize: number;
+  sequences: number;
+  threads: number;
+}
+
+/**
+ * The baseline: node-llama-cpp in this process, one context with `sequences` sequences and one
+ * LlamaChat per request, as a program embedding it directly would do. Each request starts from
+ * an empty sequence (no prefix reuse), like the Weft side whose prompts never share a prefix.
+ */
+export class DirectLlama {
+  private constructor(
+    private readonly lib: Lib,
+    private readonly llama: Awaited<ReturnType<Lib['getLlama']>>,
+    private readonly model: Awaited<ReturnType<Awaited<ReturnType<Lib['getLlama']>>['loadModel']>>,
+    private readonly context: Awaited<ReturnType<DirectLlama['model']['createContext']>>,
+    private readonly free: ReturnType<DirectLlama['context']['getSequence']>[],
+    private readonly chatWrapper: ReturnType<Lib['resolveChatWrapper']>,
+  ) {}
+
+  static async open(options: DirectOptions): Promise<DirectLlama> {
+    const lib = await import('node-llama-cpp');
+    const llama = await lib.getLlama({ gpu: 'auto', build: 'never', logLevel: lib.LlamaLogLevel.error });
+    const model = await llama.loadModel({ modelPath: options.modelPath, gpuLayers: 'auto' });
+    const context = await model.createContext({ contextSize: options.contextSize, sequences: options.sequences, threads: options.threads });
+    const free = Array.from({ length: options.sequences }, () => context.getSequence());
+    return new DirectLlama(lib, llama, model, context, free, lib.resolveChatWrapper(model));
+  }
+
+  get gpu(): string {
+    return String(this.llama.gpu);
+  }
+
+  async generate(system: string, user: string, maxTokens: number): Promise<RunSample> {
+    const sequence = this.free.pop();
+    if (!sequence) throw new Error('more concurrent requests than sequences');
+    const started = performance.now();
+    let ttftMs = Number.NaN;
+    const chat = new this.lib.LlamaChat({ contextSequence: sequence, chatWrapper: this.chatWrapper ?? 'auto' });
+    try {
+      await sequence.clearHistory();
+      const before = sequence.tokenMeter.getState();
+      await chat.generateResponse(
+        [
+          { type: 'system', text: system },
+          { type: 'user', text: user },
+        ],
+        { maxTokens, onTextChunk: () => (ttftMs = Number.isNaN(ttftMs) ? performance.now() - started : ttftMs) },
+      );
+      return { ttftMs, tokens: sequence.tokenMeter.diff(before).usedOutputTokens };
+    } finally {
+      chat.dispose({ disposeSequence: false });
+      this.free.push(sequence);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.context.dispose();
+    await this.model.dispose();
+    await this.llama.dispose();
+  }
+}

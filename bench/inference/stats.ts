@@ -1,0 +1,60 @@
+/** Nearest-rank percentile of a sample, in its own unit. */
+export function percentile(samples: readonly number[], p: number): number {
+  if (samples.length === 0) return Number.NaN;
+  const sorted = [...samples].sort((a, b) => a - b);
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1] ?? Number.NaN;
+}
+
+export interface RunSample {
+  ttftMs: number;
+  tokens: number;
+}
+
+export interface LevelResult {
+  concurrency: number;
+  requests: number;
+  ttftP50: number;
+  ttftP99: number;
+  tokensPerSecond: number;
+  wallMs: number;
+}
+
+/** Runs `requests` calls with at most `concurrency` in flight; TTFT per call, aggregate tokens/s. */
+export async function runLevel(concurrency: number, requests: number, call: (i: number) => Promise<RunSample>): Promise<LevelResult> {
+  const samples: RunSample[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < requests) {
+        const i = next++;
+        samples.push(await call(i));
+      }
+    }),
+  );
+  const wallMs = performance.now() - started;
+  const tokens = samples.reduce((sum, s) => sum + s.tokens, 0);
+  return {
+    concurrency,
+    requests,
+    ttftP50: percentile(samples.map((s) => s.ttftMs), 50),
+    ttftP99: percentile(samples.map((s) => s.ttftMs), 99),
+    tokensPerSecond: (tokens / wallMs) * 1000,
+    wallMs,
+  };
+}
+
+/** A fixed-width text table. */
+export function table(header: string[], rows: (string | number)[][]): string {
+  const cells = [header, ...rows.map((r) => r.map((c) => (typeof c === 'number' ? format(c) : c)))];
+  const widths = header.map((_, i) => Math.max(...cells.map((r) => String(r[i] ?? '').length)));
+  const line = (r: (string | number)[]) => r.map((c, i) => String(c).padStart(widths[i] ?? 0)).join('  ');
+  return [line(cells[0] ?? []), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(line)].join('\n');
+}
+
+function format(n: number): string {
+  if (!Number.isFinite(n)) return '-';
+  if (Number.isInteger(n) || Math.abs(n) >= 100) return n.toFixed(0);
+  return n.toFixed(1);
+}
