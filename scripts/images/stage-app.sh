@@ -20,6 +20,7 @@ done
 (cd "$out" && npm install --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund >/dev/null)
 
 mkdir -p "$out/opt-models" "$out/etc"
-node scripts/gguf/make-test-model.mjs "$out/opt-models/tiny.gguf" >/dev/null
+# A long trained context: the agent's system prompt and tool schemas alone take ~6k of its byte-level tokens.
+node scripts/gguf/make-test-model.mjs "$out/opt-models/tiny.gguf" --context 16384 >/dev/null
 cp -r config "$out/etc/weft"
 cp docker/app.Dockerfile "$out/Dockerfile"
