@@ -118,7 +118,7 @@ function printTable(config: SandboxConfig, columns: { warm: Figures; coldWorker:
     'docker run: CLI spawn to exit, container removal included (--rm).',
     `warm pool: SANDBOX_POOL_SIZE=${BURST_SIZE}, sequential runs wait for the refill first; ${columns.warm.note ?? ''}.`,
     `p99 is nearest-rank over ${SEQUENTIAL_RUNS} (sequential) and ${BURST_SIZE} (burst) samples, after ${WARMUP_RUNS} warm-up runs.`,
-    'search_files vs ripgrep is not measured here (tools worker).',
+    'search_files vs ripgrep: npm run bench:tools.',
   ];
   console.log(out.join('\n'));
 }

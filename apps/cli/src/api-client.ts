@@ -20,6 +20,21 @@ const sessionSchema = z.object({
   lastEventId: z.string().nullish(),
   messages: z.array(chatMessageSchema),
 });
+const sessionListSchema = z.object({
+  sessions: z.array(
+    z.object({
+      id: z.string(),
+      workspaceId: z.string(),
+      model: z.string(),
+      title: z.string().nullish(),
+      createdAt: z.string(),
+      activeTurnId: z.string().nullish(),
+      preview: z.string().nullish(),
+    }),
+  ),
+});
+const ruleListsSchema = z.object({ allow: z.array(z.string()), ask: z.array(z.string()), deny: z.array(z.string()) });
+const scopeRulesSchema = z.object({ scope: z.string(), rules: ruleListsSchema });
 const wireErrorBodySchema = z.object({
   error: z.object({ code: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()).optional() }),
 });
@@ -27,6 +42,10 @@ const wireErrorBodySchema = z.object({
 export type Me = z.infer<typeof meSchema>;
 export type Models = z.infer<typeof modelsSchema>;
 export type Session = z.infer<typeof sessionSchema>;
+export type SessionSummary = z.infer<typeof sessionListSchema>['sessions'][number];
+export type ScopeRules = z.infer<typeof scopeRulesSchema>;
+/** The scopes a user reads rules of; `server` is the admin's. */
+export type RuleScope = { readonly scope: 'user' } | { readonly scope: 'workspace' | 'session'; readonly id: string };
 export type FetchFn = typeof fetch;
 export interface PermissionAnswer {
   readonly decision: 'allow_once' | 'allow_always' | 'deny';
@@ -79,6 +98,16 @@ export class ApiClient {
 
   getSession(id: string): Promise<Session> {
     return this.json('GET', `/v1/sessions/${encodeURIComponent(id)}`, sessionSchema);
+  }
+
+  /** The caller's sessions, newest first, each with a preview of its first message. */
+  async listSessions(): Promise<SessionSummary[]> {
+    return (await this.json('GET', '/v1/sessions', sessionListSchema)).sessions;
+  }
+
+  permissionRules(target: RuleScope): Promise<ScopeRules> {
+    const path = target.scope === 'user' ? '/v1/permissions/user' : `/v1/permissions/${target.scope}/${encodeURIComponent(target.id)}`;
+    return this.json('GET', path, scopeRulesSchema);
   }
 
   async postMessage(sessionId: string, content: string): Promise<string> {

@@ -176,6 +176,25 @@ describe('the weft command', () => {
     expect(gateway.streams).toHaveLength(2);
   });
 
+  it('switches sessions with /resume and /clear, sending each message to the current one', async () => {
+    gateway = await startStubGateway({
+      key: KEY,
+      turns: [completedTurn, completedTurn],
+      sessions: [{ id: 'ses_2', workspaceId: 'ws_9', model: 'tiny', preview: 'older work' }],
+    });
+    const input = '/sessions\n/resume ses_2\nfirst\n/clear\nsecond\n/quit\nnever sent\n';
+    const result = await weft(['chat', '--session', 'ses_1'], { ...env, WEFT_URL: gateway.url, WEFT_KEY: KEY }, input);
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('ses_2  older work');
+    expect(gateway.created).toEqual([{ id: 'ses_3', workspaceId: 'ws_9', model: 'tiny' }]);
+    expect(gateway.posted).toEqual([
+      { sessionId: 'ses_2', content: 'first' },
+      { sessionId: 'ses_3', content: 'second' },
+    ]);
+    expect(result.stderr).toContain('weft chat --session ses_3');
+  });
+
   it('allows what the agent asks, once each, with --yes', async () => {
     gateway = await startStubGateway({ key: KEY, turns: [askingTurn] });
     const result = await weft(['run', 'test it', '--session', 'ses_1', '--yes'], { ...env, WEFT_URL: gateway.url, WEFT_KEY: KEY });

@@ -64,6 +64,18 @@ describe('TurnRenderer', () => {
     ])).toBe('ok\n✓ done · 2 steps · 120 prompt + 8 completion tokens\n');
   });
 
+  it('shows how many prompt tokens came from the cache when the gateway reports it', () => {
+    expect(renderAll([
+      { type: 'turn.completed', turnId, usage: { promptTokens: 120, completionTokens: 8, cachedTokens: 100, evaluatedTokens: 20 }, iterations: 1 },
+    ])).toBe('✓ done · 1 step · 120 prompt (100 cached) + 8 completion tokens\n');
+  });
+
+  it('says when the context was compacted', () => {
+    expect(renderAll([
+      { type: 'context.compacted', turnId, contextSize: 4096, tokensBefore: 2200, tokensAfter: 900, summarisedMessages: 6, keptMessages: 3 },
+    ])).toBe('↻ context compacted: 6 older messages summarised for the model (~2200 → ~900 of 4096 tokens)\n');
+  });
+
   it('prints the code and message of a failed turn', () => {
     expect(renderAll([{ type: 'turn.failed', turnId, code: 'AGENT.ITERATION_LIMIT', message: 'too many steps' }])).toBe(
       '✗ turn failed: too many steps (AGENT.ITERATION_LIMIT)\n',

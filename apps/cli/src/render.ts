@@ -51,9 +51,10 @@ export class TurnRenderer {
         return this.toolResult(event.output, event.isError);
       case 'turn.completed': {
         this.endLine();
-        const { promptTokens, completionTokens } = event.usage;
+        const { promptTokens, completionTokens, cachedTokens } = event.usage;
         const steps = `${event.iterations} step${event.iterations === 1 ? '' : 's'}`;
-        return this.line(this.c.dim(`✓ done · ${steps} · ${promptTokens} prompt + ${completionTokens} completion tokens`));
+        const cached = cachedTokens === undefined ? '' : ` (${cachedTokens} cached)`;
+        return this.line(this.c.dim(`✓ done · ${steps} · ${promptTokens} prompt${cached} + ${completionTokens} completion tokens`));
       }
       case 'turn.failed':
         this.endLine();
@@ -70,6 +71,11 @@ export class TurnRenderer {
       case 'turn.cancelled':
         this.endLine();
         return this.line(this.c.red('✗ turn cancelled'));
+      case 'context.compacted':
+        this.endLine();
+        return this.line(
+          this.c.dim(`↻ context compacted: ${event.summarisedMessages} older messages summarised for the model (~${event.tokensBefore} → ~${event.tokensAfter} of ${event.contextSize} tokens)`),
+        );
       default:
         return assertUnreachable(event);
     }

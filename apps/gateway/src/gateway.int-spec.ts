@@ -61,6 +61,7 @@ beforeAll(async () => {
     LOG_LEVEL: 'silent',
     WORKSPACE_UPLOAD_MAX_BYTES: String(UPLOAD_LIMIT),
     WORKSPACE_QUOTA_BYTES: '1000',
+    WORKSPACE_GIT_ALLOWED_HOSTS: 'git.example.com',
     NATS_REQUEST_TIMEOUT_MS: '5000',
     INFERENCE_TIMEOUT_MS: '10000',
   });
@@ -118,6 +119,17 @@ describe('gateway over HTTP', () => {
     const big = new Uint8Array(UPLOAD_LIMIT + 1);
     const tooLarge = await api('POST', '/v1/workspaces', key, big, { 'content-type': 'application/gzip' });
     expect(tooLarge).toMatchObject({ status: 413, json: { error: { code: 'COMMON.PAYLOAD_TOO_LARGE' } } });
+  });
+
+  it('creates a workspace from a git URL on an allowed host and refuses any other host, naming it', async () => {
+    const { key } = await createUserWithKey('gita');
+    const cloned = await api('POST', '/v1/workspaces', key, { git: { url: 'https://git.example.com/acme/app.git', ref: 'main' } });
+    expect(cloned.status).toBe(201);
+    const refused = await api('POST', '/v1/workspaces', key, { git: { url: 'https://evil.example/acme/app.git' } });
+    expect(refused).toMatchObject({ status: 403, json: { error: { code: 'AUTH.FORBIDDEN' } } });
+    expect(refused.json.error?.message).toContain("'evil.example'");
+    const bad = await api('POST', '/v1/workspaces', key, { git: { url: 'ext::sh -c id' } });
+    expect(bad).toMatchObject({ status: 400, json: { error: { code: 'COMMON.VALIDATION_FAILED' } } });
   });
 
   it('creates workspaces from {} or a tar.gz, serves files and rejects a bad archive naming the entry', async () => {

@@ -1,6 +1,8 @@
 import { Module, type Type } from '@nestjs/common';
 import type { ToolsConfig } from '@weft/config';
 import type { Logger } from '@weft/logging';
+import { GitCloner } from './git/git-cloner';
+import { GitImporter } from './git/git-importer';
 import { RipgrepAdapter } from './search/ripgrep.adapter';
 import { ToolRegistry } from './tool/tool-registry';
 import { ToolsController } from './tool/tools.controller';
@@ -19,8 +21,14 @@ export function createAppModule(config: ToolsConfig, logger: Logger): Type<unkno
       { provide: WorkspaceStore, useFactory: (c: ToolsConfig) => new WorkspaceStore(c.WORKSPACES_DIR), inject: [TOOLS_CONFIG] },
       {
         provide: WorkspaceService,
-        useFactory: (c: ToolsConfig, store: WorkspaceStore, log: Logger) =>
-          new WorkspaceService(store, { maxBytes: c.WORKSPACE_MAX_BYTES, maxEntries: c.WORKSPACE_MAX_FILES }, log),
+        useFactory: (c: ToolsConfig, store: WorkspaceStore, log: Logger) => {
+          const limits = { maxBytes: c.WORKSPACE_MAX_BYTES, maxEntries: c.WORKSPACE_MAX_FILES };
+          const git = new GitImporter(store, new GitCloner(), limits, {
+            allowedHosts: c.WORKSPACE_GIT_ALLOWED_HOSTS,
+            cloneTimeoutMs: c.WORKSPACE_GIT_CLONE_TIMEOUT_MS,
+          }, log);
+          return new WorkspaceService(store, limits, log, git);
+        },
         inject: [TOOLS_CONFIG, WorkspaceStore, TOOLS_LOGGER],
       },
       {

@@ -3,6 +3,16 @@ import { logEnv, natsEnv, readinessEnv, redisEnv, workspacesEnv } from './common
 
 const positiveInt = () => z.coerce.number().int().positive();
 
+/**
+ * Hosts a workspace may be cloned from, comma-separated (`github.com,git.internal`); `file`
+ * allows file:// URLs (tests, air-gapped mirrors). Empty: import from git is off.
+ */
+const gitAllowedHosts = () =>
+  z
+    .string()
+    .default('')
+    .transform((list) => list.split(',').map((host) => host.trim().toLowerCase()).filter((host) => host !== ''));
+
 export const gatewayConfigSchema = z.object({
   ...natsEnv,
   ...redisEnv,
@@ -14,6 +24,9 @@ export const gatewayConfigSchema = z.object({
   WORKSPACE_UPLOAD_MAX_BYTES: positiveInt().default(8 * 1024 * 1024),
   /** Bytes all of one user's workspaces may hold together; an upload past it is refused with 413. */
   WORKSPACE_QUOTA_BYTES: positiveInt().default(1024 * 1024 * 1024),
+  WORKSPACE_GIT_ALLOWED_HOSTS: gitAllowedHosts(),
+  /** How long the gateway waits for the tools worker to clone a repository. */
+  WORKSPACE_GIT_TIMEOUT_MS: positiveInt().default(120_000),
   AGENT_MAX_ITERATIONS: positiveInt().default(20),
   AGENT_MAX_REPLY_TOKENS: positiveInt().max(32768).default(2048),
   /** How long a turn may wait on one generation before it fails. */
@@ -119,6 +132,9 @@ export const toolsConfigSchema = z.object({
   /** Cap on a workspace unpacked from an upload. */
   WORKSPACE_MAX_BYTES: positiveInt().default(256 * 1024 * 1024),
   WORKSPACE_MAX_FILES: positiveInt().default(20_000),
+  WORKSPACE_GIT_ALLOWED_HOSTS: gitAllowedHosts(),
+  /** `git clone` is killed after this. */
+  WORKSPACE_GIT_CLONE_TIMEOUT_MS: positiveInt().default(100_000),
 });
 export type ToolsConfig = z.infer<typeof toolsConfigSchema>;
 

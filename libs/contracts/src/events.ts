@@ -33,7 +33,13 @@ export const sessionEventSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('turn.completed'),
     turnId: z.string(),
-    usage: z.object({ promptTokens: z.number(), completionTokens: z.number() }),
+    /** Summed over the turn's generations; `cachedTokens`/`evaluatedTokens` where the worker reports them. */
+    usage: z.object({
+      promptTokens: z.number(),
+      completionTokens: z.number(),
+      cachedTokens: z.number().optional(),
+      evaluatedTokens: z.number().optional(),
+    }),
     iterations: z.number().int(),
     /** Set when a guard rail interrupted the turn and the final answer is the model's summary. */
     stopReason: interruptReasonSchema.optional(),
@@ -73,6 +79,21 @@ export const sessionEventSchema = z.discriminatedUnion('type', [
   }),
   /** A guard rail stopped the loop; the model is asked for a summary, which ends the turn. */
   z.object({ type: z.literal('turn.interrupted'), turnId: z.string(), reason: interruptReasonSchema, message: z.string() }),
+  /**
+   * The history no longer fit the model's context: older messages were replaced by a summary in
+   * what the model sees (the stored messages keep them). Token counts are estimates.
+   */
+  z.object({
+    type: z.literal('context.compacted'),
+    turnId: z.string(),
+    contextSize: z.number().int(),
+    /** Estimated prompt tokens before and after. */
+    tokensBefore: z.number().int(),
+    tokensAfter: z.number().int(),
+    /** Messages now covered by the summary, and messages still sent as they are. */
+    summarisedMessages: z.number().int(),
+    keptMessages: z.number().int(),
+  }),
   z.object({
     type: z.literal('turn.cancelled'),
     turnId: z.string(),

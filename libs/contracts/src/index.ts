@@ -43,6 +43,9 @@ export {
   exportPatchResultSchema,
   exportWorkspaceRequestSchema,
   exportWorkspaceResultSchema,
+  GIT_URL_PROTOCOLS,
+  gitSourceSchema,
+  gitUrlHost,
   readPathRequestSchema,
   readPathResultSchema,
   runCommandArgsSchema,
@@ -68,7 +71,7 @@ export {
   writeFileArgsSchema,
 } from './file-tools';
 export type { FileToolArgs } from './file-tools';
-export type { ReadPathResult, ToolCallRequest, ToolCallResult, WorkspaceUsage } from './tools';
+export type { GitSource, ReadPathResult, ToolCallRequest, ToolCallResult, WorkspaceUsage } from './tools';
 export { execRequestSchema, execResultSchema } from './sandbox';
 export type { ExecRequest, ExecResult } from './sandbox';
 export { interruptReasonSchema, sessionEventSchema } from './events';

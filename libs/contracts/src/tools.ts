@@ -52,10 +52,44 @@ export const toolCallResultSchema = z.object({
 });
 export type ToolCallResult = z.infer<typeof toolCallResultSchema>;
 
+/** Schemes a workspace may be cloned from; `ext::` and the like never reach git. */
+export const GIT_URL_PROTOCOLS = ['https:', 'http:', 'ssh:', 'git:', 'file:'] as const;
+
+/**
+ * The host an admin allows (`WORKSPACE_GIT_ALLOWED_HOSTS`), lower-cased, without port; `file`
+ * for a file:// URL; null for anything git should not be handed (other schemes, scp-style
+ * `host:path`, a leading `-`, credentials in the URL).
+ */
+export function gitUrlHost(url: string): string | null {
+  if (url.startsWith('-')) return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return null;
+  }
+  if (!(GIT_URL_PROTOCOLS as readonly string[]).includes(parsed.protocol) || parsed.password !== '') return null;
+  if (parsed.protocol === 'file:') return parsed.hostname === '' ? 'file' : null;
+  return parsed.hostname === '' ? null : parsed.hostname.toLowerCase();
+}
+
+/** A git repository to import: a branch or tag name, never an option or a range. */
+export const gitSourceSchema = z.strictObject({
+  url: z.string().min(1).max(2048).refine((url) => gitUrlHost(url) !== null, 'must be an https, http, ssh, git or file URL'),
+  ref: z
+    .string()
+    .max(255)
+    .regex(/^(?!-)(?!.*\.\.)[A-Za-z0-9._/-]+$/, 'must be a branch or tag name')
+    .optional(),
+});
+export type GitSource = z.infer<typeof gitSourceSchema>;
+
 export const createWorkspaceRequestSchema = z.object({
   workspaceId: workspaceIdSchema,
   /** A tar.gz of the initial files, base64; absent for an empty workspace. */
   archiveBase64: z.string().optional(),
+  /** Clone this repository instead (the tools worker checks its host against its own list). */
+  git: gitSourceSchema.optional(),
   /** Refuse an archive that unpacks to more than this (what is left of the owner's quota). */
   maxBytes: z.number().int().nonnegative().optional(),
 });

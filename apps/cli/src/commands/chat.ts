@@ -5,17 +5,16 @@ import { ApiError, formatError } from '../errors';
 import { terminalPermissionPrompt } from '../permission-prompt';
 import { TurnRenderer } from '../render';
 import { openSession, type SessionTargetOptions } from '../session-target';
+import { type ChatState, SlashCommands, isSlashCommand } from '../slash-commands';
 import { runTurn } from '../turn';
 import { withTargetOptions } from './target-options';
 
-const EXIT_WORDS: ReadonlySet<string> = new Set(['/exit', '/quit']);
-
 export function chatCommand(ctx: CliContext): Command {
   return withTargetOptions(
-    new Command('chat').description('talk with the agent in a loop: /exit or Ctrl-D quits, Ctrl-C stops following a turn'),
+    new Command('chat').description('talk with the agent in a loop: /help lists commands, /exit or Ctrl-D quits, Ctrl-C stops following a turn'),
   ).action(async (options: SessionTargetOptions) => {
     const client = await connect(ctx);
-    const sessionId = await openSession(ctx, client, options);
+    const state: ChatState = { sessionId: await openSession(ctx, client, options) };
     const c = outColors(ctx);
     const terminal = Boolean(ctx.stdin.isTTY && ctx.stdout.isTTY);
     const rl = createInterface({ input: ctx.stdin, output: ctx.stdout as NodeJS.WritableStream, terminal });
@@ -36,6 +35,7 @@ export function chatCommand(ctx: CliContext): Command {
     // The iterator buffers lines, so piped input typed ahead of a turn is not lost.
     const lines = rl[Symbol.asyncIterator]();
     const renderer = new TurnRenderer(ctx.stdout, c);
+    const commands = new SlashCommands(client, state, ctx.stdout, ctx.stderr, c);
     // Answers come from the same line reader as messages, so typed-ahead input stays in order.
     const askPermission = terminalPermissionPrompt(ctx.stdout, c, async () => {
       const next = await lines.next();
@@ -47,13 +47,16 @@ export function chatCommand(ctx: CliContext): Command {
         const next = await lines.next();
         if (next.done) break;
         const content = String(next.value).trim();
-        if (EXIT_WORDS.has(content)) break;
         if (!content) continue;
+        if (isSlashCommand(content)) {
+          if ((await commands.run(content)) === 'quit') break;
+          continue;
+        }
         turn = new AbortController();
         try {
           await runTurn(
             { client, renderer, onReconnect: (n) => status(ctx, `reconnecting (${n})…`), askPermission },
-            sessionId,
+            state.sessionId,
             content,
             turn.signal,
           );
@@ -70,7 +73,7 @@ export function chatCommand(ctx: CliContext): Command {
       stopListening();
       if (inputClosed) ctx.stdout.write('\n'); // Ctrl-D leaves the cursor after the prompt
       rl.close();
-      status(ctx, `session ${sessionId} · continue with: weft chat --session ${sessionId}`);
+      status(ctx, `session ${state.sessionId} · continue with: weft chat --session ${state.sessionId}`);
     }
   });
 }

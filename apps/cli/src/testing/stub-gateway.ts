@@ -17,6 +17,19 @@ export interface StubGatewayOptions {
   readonly dropAfter?: number;
   /** Replay the whole log on every connection, as a careless server would. */
   readonly ignoreResume?: boolean;
+  /** Sessions that exist besides `ses_1`, oldest first. */
+  readonly sessions?: readonly StubSession[];
+  /** What `GET /v1/permissions/user` and `/session/:id` return, by scope key (`user`, `session:ses_1`). */
+  readonly rules?: Readonly<Record<string, { allow?: string[]; ask?: string[]; deny?: string[] }>>;
+}
+
+export interface StubSession {
+  readonly id: string;
+  readonly workspaceId: string;
+  readonly model: string;
+  readonly title?: string | null;
+  readonly preview?: string | null;
+  readonly messages?: Array<{ role: 'user' | 'assistant'; content: string }>;
 }
 
 export interface StreamRequest {
@@ -30,6 +43,10 @@ export interface StubGateway {
   readonly uploads: Buffer[];
   /** Permission answers the CLI posted, in order. */
   readonly answers: Array<{ requestId: string; decision: string; reason?: string }>;
+  /** Messages the CLI posted, with the session each went to. */
+  readonly posted: Array<{ sessionId: string; content: string }>;
+  /** Sessions the CLI created. */
+  readonly created: Array<{ id: string; workspaceId: string; model: string }>;
   close(): Promise<void>;
 }
 
@@ -44,6 +61,12 @@ export async function startStubGateway(options: StubGatewayOptions): Promise<Stu
   const streams: StreamRequest[] = [];
   const uploads: Buffer[] = [];
   const answers: StubGateway['answers'] = [];
+  const posted: StubGateway['posted'] = [];
+  const created: StubGateway['created'] = [];
+  const sessions = new Map<string, StubSession & { createdAt: string }>();
+  for (const [index, session] of [{ id: 'ses_1', workspaceId: 'ws_1', model: 'tiny' }, ...(options.sessions ?? [])].entries()) {
+    sessions.set(session.id, { ...session, createdAt: new Date(index * 60_000).toISOString() });
+  }
   let turnCount = 0;
   let sequence = 0;
 
@@ -76,19 +99,43 @@ export async function startStubGateway(options: StubGatewayOptions): Promise<Stu
       return;
     }
     if (route === 'POST /v1/sessions') {
-      const { model } = JSON.parse(body.toString()) as { model: string };
+      const { model, workspaceId } = JSON.parse(body.toString()) as { model: string; workspaceId: string };
       if (model !== 'tiny') return json(res, 400, { error: { code: 'INFERENCE.UNKNOWN_MODEL', message: `unknown model ${model}; known: tiny` } });
-      return json(res, 201, { id: 'ses_1' });
+      // Without extra sessions, the first one created is the `ses_1` the simpler tests expect.
+      const id = created.length === 0 && !options.sessions ? 'ses_1' : `ses_${sessions.size + 1}`;
+      created.push({ id, workspaceId, model });
+      sessions.set(id, { id, workspaceId, model, createdAt: new Date(Date.now()).toISOString() });
+      return json(res, 201, { id });
     }
-    if (route === 'GET /v1/sessions/ses_1') {
+    if (route === 'GET /v1/sessions') {
+      const newest = [...sessions.values()].reverse();
+      return json(res, 200, {
+        sessions: newest.map(({ id, workspaceId, model, title, preview, createdAt }) => ({
+          id, workspaceId, model, title: title ?? null, createdAt, activeTurnId: null, maxIterations: null, preview: preview ?? null,
+        })),
+      });
+    }
+    const sessionRoute = /^(GET|POST) \/v1\/sessions\/([\w-]+)(\/.*)?$/.exec(route);
+    const session = sessionRoute?.[2] ? sessions.get(sessionRoute[2]) : undefined;
+    if (sessionRoute && !session) return json(res, 404, { error: { code: 'COMMON.NOT_FOUND', message: `Session ${sessionRoute[2]} not found` } });
+    const sessionPath = session ? `${sessionRoute?.[1]} ${sessionRoute?.[3] ?? ''}` : undefined;
+    if (session && sessionPath === 'GET ') {
       const lastEventId = log.at(-1)?.id ?? null;
-      return json(res, 200, { id: 'ses_1', workspaceId: 'ws_1', model: 'tiny', title: null, createdAt: new Date(0).toISOString(), activeTurnId: null, lastEventId, messages: [] });
+      const { id, workspaceId, model, title, createdAt, messages } = session;
+      return json(res, 200, { id, workspaceId, model, title: title ?? null, createdAt, activeTurnId: null, lastEventId, messages: messages ?? [] });
     }
-    if (route === 'POST /v1/sessions/ses_1/messages') {
+    const rules = /^GET \/v1\/permissions\/(user|session\/[\w-]+)$/.exec(route);
+    if (rules?.[1]) {
+      const key = rules[1].replace('/', ':');
+      const stored = options.rules?.[key] ?? {};
+      return json(res, 200, { scope: key.split(':')[0], rules: { allow: stored.allow ?? [], ask: stored.ask ?? [], deny: stored.deny ?? [] } });
+    }
+    if (session && sessionPath === 'POST /messages') {
       const script = options.turns[turnCount];
       turnCount += 1;
       const turnId = `turn_${turnCount}`;
       const { content } = JSON.parse(body.toString()) as { content: string };
+      posted.push({ sessionId: session.id, content });
       json(res, 202, { turnId });
       // Played after the reply, so the events arrive live on the client's stream.
       setImmediate(() => {
@@ -97,8 +144,8 @@ export async function startStubGateway(options: StubGatewayOptions): Promise<Stu
       });
       return;
     }
-    if (route === 'GET /v1/sessions/ses_1/events') return stream(req, res, url);
-    const permission = /^POST \/v1\/sessions\/ses_1\/permissions\/([\w-]+)$/.exec(route);
+    if (session && sessionPath === 'GET /events') return stream(req, res, url);
+    const permission = /^POST \/v1\/sessions\/[\w-]+\/permissions\/([\w-]+)$/.exec(route);
     if (permission?.[1]) {
       const answer = JSON.parse(body.toString()) as { decision: string; reason?: string };
       answers.push({ requestId: permission[1], ...answer });
@@ -143,6 +190,8 @@ export async function startStubGateway(options: StubGatewayOptions): Promise<Stu
     streams,
     uploads,
     answers,
+    posted,
+    created,
     close: async () => {
       server.closeAllConnections();
       server.close();

@@ -11,6 +11,8 @@ import { InstructionsModule } from '../instructions/instructions.module';
 import { NatsConnectionHandle } from '../infra/nats.connection';
 import { RedisKeys } from '../infra/redis-keys';
 import { LOGGER, REDIS } from '../infra/tokens';
+import { ModelsModule } from '../models/models.module';
+import { ModelsService } from '../models/models.service';
 import { PermissionGate } from '../permissions/permission-gate';
 import { PermissionsModule } from '../permissions/permissions.module';
 import { SessionsModule } from '../sessions/sessions.module';
@@ -25,7 +27,7 @@ import { TurnRunner } from './turn-runner';
 import { TurnWorker } from './turn-worker';
 
 @Module({
-  imports: [SessionsModule, EventsModule, PermissionsModule, InstructionsModule, TurnControlModule],
+  imports: [SessionsModule, EventsModule, PermissionsModule, InstructionsModule, TurnControlModule, ModelsModule],
   providers: [
     {
       provide: TurnRunner,
@@ -41,6 +43,7 @@ import { TurnWorker } from './turn-worker';
         InstructionsLoader,
         TurnCancellation,
         FleetInferenceClient,
+        ModelsService,
         LOGGER,
       ],
       useFactory: (
@@ -55,6 +58,7 @@ import { TurnWorker } from './turn-worker';
         instructions: InstructionsLoader,
         cancellation: TurnCancellation,
         fleet: FleetInferenceClient,
+        models: ModelsService,
         logger: Logger,
       ) =>
         new TurnRunner(
@@ -72,6 +76,7 @@ import { TurnWorker } from './turn-worker';
             permissions,
             instructions,
             cancellation,
+            models: { contextSize: async (model) => (await models.list()).models.find((m) => m.id === model)?.contextSize },
             logger,
           },
           {

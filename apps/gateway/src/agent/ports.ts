@@ -47,6 +47,23 @@ export interface InstructionsSummary {
   personal: string | null;
 }
 
+/**
+ * What the model sees of a long session: the summary that stands in for the oldest stored
+ * messages (which stay stored as they were), and the last prompt size the worker counted.
+ */
+export interface ContextState {
+  /** Stored messages, from the first, that `summary` replaces in the prompt. */
+  summarisedMessages: number;
+  summary: string | null;
+  /** Prompt tokens of the last generation, and how many stored messages that prompt held. */
+  measured?: { messages: number; promptTokens: number };
+}
+
+/** The context length of a model, from the models the workers announce; undefined when unknown. */
+export interface ModelContextPort {
+  contextSize(model: string): Promise<number | undefined>;
+}
+
 export interface TurnStore {
   session(sessionId: string): Promise<TurnSession | undefined>;
   messages(sessionId: string): Promise<ChatMessage[]>;
@@ -59,6 +76,8 @@ export interface TurnStore {
   /** The outcome, the tool message and `tool.completed`, written together. */
   recordToolResult(sessionId: string, turnId: string, call: ToolCall, outcome: ToolOutcome): Promise<void>;
   saveInstructions(sessionId: string, instructions: InstructionsSummary): Promise<void>;
+  contextState(sessionId: string): Promise<ContextState | undefined>;
+  saveContextState(sessionId: string, state: ContextState): Promise<void>;
 }
 
 export interface PermissionContext {

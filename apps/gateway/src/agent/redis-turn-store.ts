@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { EventLogRepository } from '../events/event-log.repository';
 import type { RedisKeys } from '../infra/redis-keys';
 import type { SessionsRepository } from '../sessions/sessions.repository';
-import type { InstructionsSummary, ToolCallState, ToolOutcome, TurnSession, TurnStore } from './ports';
+import type { ContextState, InstructionsSummary, ToolCallState, ToolOutcome, TurnSession, TurnStore } from './ports';
 
 /** What the results hash holds for a call that started and has not reported yet. */
 const STARTED = 'started';
@@ -34,6 +34,13 @@ export class RedisTurnStore implements TurnStore {
   }
   saveInstructions(sessionId: string, instructions: InstructionsSummary): Promise<void> {
     return this.sessions.saveInstructions(sessionId, instructions);
+  }
+
+  async contextState(sessionId: string): Promise<ContextState | undefined> {
+    return (await this.sessions.find(sessionId))?.context ?? undefined;
+  }
+  saveContextState(sessionId: string, state: ContextState): Promise<void> {
+    return this.sessions.saveContext(sessionId, state);
   }
 
   async toolCallState(sessionId: string, callId: string): Promise<ToolCallState> {

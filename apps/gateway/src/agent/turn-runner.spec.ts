@@ -15,6 +15,7 @@ import { describe, expect, it } from 'vitest';
 import type {
   Authorization,
   CancellationPort,
+  ContextState,
   FileToolsPort,
   InferencePort,
   InstructionsSummary,
@@ -37,6 +38,7 @@ class FakeStore implements TurnStore {
   record: TurnSession = { ownerId: 'usr_test0001', workspaceId: 'ws_test00001', model: 'tiny', activeTurnId: TURN, maxIterations: null };
   results = new Map<string, ToolOutcome | 'started'>();
   instructions?: InstructionsSummary;
+  context?: ContextState;
   async session() {
     return this.record;
   }
@@ -70,6 +72,12 @@ class FakeStore implements TurnStore {
   async saveInstructions(_s: string, instructions: InstructionsSummary) {
     this.instructions = instructions;
   }
+  async contextState() {
+    return this.context;
+  }
+  async saveContextState(_s: string, state: ContextState) {
+    this.context = state;
+  }
   types() {
     return this.events.map((e) => e.type);
   }
@@ -87,7 +95,7 @@ class FakeCancellation implements CancellationPort {
   }
 }
 
-type Step = { deltas?: string[]; text?: string; toolCalls?: ToolCall[]; usage?: number; hang?: boolean } | Error;
+type Step = { deltas?: string[]; text?: string; toolCalls?: ToolCall[]; usage?: number; cached?: number; hang?: boolean } | Error;
 
 class ScriptedInference implements InferencePort {
   requests: GenerateRequest[] = [];
@@ -107,7 +115,11 @@ class ScriptedInference implements InferencePort {
       text: step.text ?? (step.deltas ?? []).join(''),
       toolCalls: step.toolCalls ?? [],
       finishReason: step.toolCalls ? 'tool_calls' : 'stop',
-      usage: { promptTokens: step.usage ?? 10, completionTokens: 5 },
+      usage: {
+        promptTokens: step.usage ?? 10,
+        completionTokens: 5,
+        ...(step.cached === undefined ? {} : { cachedTokens: step.cached, evaluatedTokens: (step.usage ?? 10) - step.cached }),
+      },
       timings: { totalMs: 1 },
     };
     yield { type: 'done', result };
@@ -120,6 +132,7 @@ interface SetupOptions {
   maxIterations?: number;
   permissions?: PermissionPort;
   limits?: Partial<TurnLimits>;
+  contextSize?: number;
 }
 
 function setup(steps: Step[], options: SetupOptions = {}) {
@@ -154,7 +167,18 @@ function setup(steps: Step[], options: SetupOptions = {}) {
     load: async (): Promise<InstructionsSummary> => ({ project: { file: 'AGENTS.md', content: 'Use tabs.' }, personal: 'Be brief.' }),
   };
   const runner = new TurnRunner(
-    { store, inference, files, sandbox, tools: agentTools, logger, permissions: options.permissions ?? allowAll, instructions, cancellation },
+    {
+      store,
+      inference,
+      files,
+      sandbox,
+      tools: agentTools,
+      logger,
+      permissions: options.permissions ?? allowAll,
+      instructions,
+      cancellation,
+      models: options.contextSize === undefined ? undefined : { contextSize: async () => options.contextSize },
+    },
     { maxIterations: options.maxIterations ?? 5, ...options.limits },
   );
   return { store, inference, runner, fileCalls, execs, cancellation, run: () => runner.run({ sessionId: SESSION, turnId: TURN }) };
@@ -398,5 +422,63 @@ describe('tool definitions', () => {
     expect(readFile?.parameters).not.toHaveProperty('$schema');
     const list = agentTools.get('list_directory')?.definition;
     expect(list?.parameters).not.toHaveProperty('required');
+  });
+});
+
+describe('TurnRunner usage and context', () => {
+  it('sums cached and evaluated prompt tokens into turn.completed', async () => {
+    const t = setup([
+      { toolCalls: [{ id: 'c1', name: 'read_file', arguments: { path: 'a.ts' } }], usage: 100, cached: 0 },
+      { text: 'Fixed.', usage: 120, cached: 100 },
+    ]);
+    await t.run();
+    expect(t.store.events.at(-1)).toMatchObject({
+      type: 'turn.completed',
+      usage: { promptTokens: 220, completionTokens: 10, cachedTokens: 100, evaluatedTokens: 120 },
+    });
+  });
+
+  it('leaves the cache counts out when the worker does not report them', async () => {
+    const t = setup([{ text: 'Fixed.' }]);
+    await t.run();
+    expect(t.store.events.at(-1)).toMatchObject({ type: 'turn.completed', usage: { promptTokens: 10, completionTokens: 5 } });
+    expect(t.store.events.at(-1)).not.toHaveProperty('usage.cachedTokens');
+  });
+
+  it('replaces older turns with a summary when the history outgrows the context, keeping the stored messages', async () => {
+    const t = setup([{ text: 'SUMMARY: the user pasted a long log; I explained it.' }, { text: 'Fixed.' }], {
+      contextSize: 6000,
+      limits: { maxReplyTokens: 1000 },
+    });
+    const older: ChatMessage[] = [
+      { role: 'user', content: `explain this log ${'x'.repeat(8000)}` },
+      { role: 'assistant', content: 'It is a timeout.' },
+    ];
+    t.store.history = [...older, { role: 'user', content: `fix the bug ${'y'.repeat(4000)}` }];
+    await t.run();
+
+    const compacted = t.store.events.find((e) => e.type === 'context.compacted');
+    expect(compacted).toMatchObject({ contextSize: 6000, summarisedMessages: 2, keptMessages: 1 });
+    if (compacted?.type !== 'context.compacted') throw new Error('no compaction');
+    expect(compacted.tokensBefore).toBeGreaterThan(5000);
+    expect(compacted.tokensAfter).toBeLessThanOrEqual(5000);
+
+    const [summary, answer] = t.inference.requests;
+    expect(summary?.tools).toBeUndefined();
+    expect(summary?.messages.at(-1)?.content).toContain('Summarise the conversation so far');
+    expect(summary?.messages.at(-1)?.content).toContain('It is a timeout.');
+    expect(answer?.messages.map((m) => m.role)).toEqual(['system', 'user']);
+    expect(answer?.messages[0]?.content).toContain('SUMMARY: the user pasted a long log');
+    expect(t.store.history.slice(0, 2)).toEqual(older);
+    expect(t.store.context).toMatchObject({ summarisedMessages: 2, summary: 'SUMMARY: the user pasted a long log; I explained it.' });
+    expect(t.store.events.at(-1)).toMatchObject({ type: 'turn.completed', usage: { promptTokens: 20 } });
+  });
+
+  it('does not compact a history that fits', async () => {
+    const t = setup([{ text: 'Fixed.' }], { contextSize: 100_000 });
+    await t.run();
+    expect(t.store.types()).not.toContain('context.compacted');
+    expect(t.inference.requests).toHaveLength(1);
+    expect(t.store.context).toMatchObject({ measured: { messages: 1, promptTokens: 10 } });
   });
 });

@@ -11,12 +11,14 @@ import {
 } from '@weft/contracts';
 import type { Logger } from '@weft/logging';
 import { AbortedError, abortable, raceAbort } from './abortable';
+import { ContextManager } from './context-manager';
 import { type Interruption, LoopGuard } from './loop-guard';
 import type {
   CancellationPort,
   FileToolsPort,
   InferencePort,
   InstructionsPort,
+  ModelContextPort,
   PermissionPort,
   SandboxPort,
   ToolOutcome,
@@ -25,6 +27,7 @@ import type {
   TurnStore,
 } from './ports';
 import { RUNTIME_NOTE_PREFIX, buildSystemPrompt, interruptionNote } from './system-prompt';
+import { type Usage, addUsage } from './usage';
 import type { AgentTool, ToolContext } from './tools/define-tool';
 import { runToolCall } from './tools/run-tool-call';
 
@@ -37,10 +40,13 @@ export interface TurnRunnerDeps {
   permissions: PermissionPort;
   instructions: InstructionsPort;
   cancellation: CancellationPort;
+  /** Context lengths of the models; without it the history is never compacted. */
+  models?: ModelContextPort;
   logger: Logger;
 }
 
-type Usage = { promptTokens: number; completionTokens: number };
+/** Reply room kept free in the context when no reply cap is configured. */
+const DEFAULT_REPLY_RESERVE_TOKENS = 2048;
 
 export interface TurnLimits {
   /** Model steps per turn, unless the session sets its own. */
@@ -73,6 +79,8 @@ interface Run {
   guard: LoopGuard;
   permissions: TurnPermissions;
   systemPrompt: string;
+  /** The model's context length, when the workers announce it. */
+  contextSize: number | undefined;
   tools: ToolContext;
 }
 
@@ -98,12 +106,14 @@ async function settleWithin(promise: Promise<unknown>, ms: number): Promise<void
  */
 export class TurnRunner {
   private readonly definitions: ToolDefinition[];
+  private readonly context: ContextManager;
 
   constructor(
     private readonly deps: TurnRunnerDeps,
     private readonly limits: TurnLimits,
   ) {
     this.definitions = [...deps.tools.values()].map((tool) => tool.definition);
+    this.context = new ContextManager(deps.store, deps.inference, limits.maxReplyTokens ?? DEFAULT_REPLY_RESERVE_TOKENS);
   }
 
   async run(job: Pick<RunTurnJob, 'sessionId' | 'turnId'>): Promise<void> {
@@ -153,6 +163,7 @@ export class TurnRunner {
     const turnMessages = history.slice(lastUserMessage(history) + 1);
     const guard = new LoopGuard(this.limits.loopRepeatLimit ?? 3, this.limits.repeatedErrorLimit ?? 3);
     guard.seed(turnMessages);
+    const contextSize = await raceAbort(this.deps.models?.contextSize(session.model) ?? Promise.resolve(undefined), cancel);
     return {
       sessionId,
       turnId,
@@ -174,6 +185,7 @@ export class TurnRunner {
         emit,
       }),
       systemPrompt: buildSystemPrompt(this.definitions, instructions),
+      contextSize,
       tools: { workspaceId: session.workspaceId, files: this.deps.files, sandbox: this.deps.sandbox },
     };
   }
@@ -232,7 +244,22 @@ export class TurnRunner {
    */
   private async generate(run: Run, withTools: boolean): Promise<{ kind: 'done'; result: GenerateResult } | { kind: 'out_of_time' }> {
     const history = await this.deps.store.messages(run.sessionId);
-    const messages: ChatMessage[] = [{ role: 'system', content: run.systemPrompt }, ...history];
+    const tools = withTools ? this.definitions : undefined;
+    const prompt = await this.context.prompt(
+      {
+        sessionId: run.sessionId,
+        turnId: run.turnId,
+        model: run.session.model,
+        contextSize: run.contextSize,
+        systemPrompt: run.systemPrompt,
+        tools,
+        signal: run.cancel,
+        emit: run.emit,
+        onUsage: (usage) => addUsage(run.usage, usage),
+        log: run.log,
+      },
+      history,
+    );
     const stop = new AbortController();
     const onCancel = () => stop.abort();
     run.cancel.addEventListener('abort', onCancel, { once: true });
@@ -244,8 +271,8 @@ export class TurnRunner {
       const stream = this.deps.inference.generate(
         {
           model: run.session.model,
-          messages,
-          tools: withTools ? this.definitions : undefined,
+          messages: prompt.messages,
+          tools,
           sessionId: run.sessionId,
           maxTokens: this.limits.maxReplyTokens,
           requestId: randomUUID(),
@@ -273,8 +300,8 @@ export class TurnRunner {
       return { kind: 'out_of_time' };
     }
     if (!result) throw new AppError(ErrorCode.GenerationFailed, 'The generation stream ended without a result');
-    run.usage.promptTokens += result.usage.promptTokens;
-    run.usage.completionTokens += result.usage.completionTokens;
+    addUsage(run.usage, result.usage);
+    await this.context.measure(run.sessionId, prompt, result.usage.promptTokens);
     return { kind: 'done', result };
   }
 

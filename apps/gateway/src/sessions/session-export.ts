@@ -14,7 +14,13 @@ const AUDIT_TYPES = new Set<StoredSessionEvent['type']>([
 
 function header(session: Session) {
   const { id, title, workspaceId, model, createdAt, instructions } = session;
-  return { type: 'session', id, title, workspaceId, model, createdAt, instructions };
+  return { type: 'session', id, title, workspaceId, model, createdAt, instructions, compaction: compactionOf(session) };
+}
+
+/** `messages` stay as the user saw them; the first `summarisedMessages` reach the model as `summary`. */
+export function compactionOf(session: Session): { summarisedMessages: number; summary: string } | null {
+  const context = session.context;
+  return context?.summary ? { summarisedMessages: context.summarisedMessages, summary: context.summary } : null;
 }
 
 /**
@@ -88,6 +94,10 @@ export function toMarkdown(session: Session, events: StoredSessionEvent[]): stri
       case 'turn.cancelled':
         flush();
         out.push('', '> Turn cancelled');
+        break;
+      case 'context.compacted':
+        flush();
+        out.push('', `> Context compacted: ${event.summarisedMessages} older messages summarised for the model (about ${event.tokensBefore} → ${event.tokensAfter} of ${event.contextSize} tokens)`);
         break;
       case 'turn.failed':
         flush();

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type ChatMessage, type SessionEvent, chatMessageSchema } from '@weft/contracts';
-import type { InstructionsSummary } from '../agent/ports';
+import type { ContextState, InstructionsSummary } from '../agent/ports';
 import type { Redis } from 'ioredis';
 import { encodeEvent } from '../events/event-codec';
 import { RedisKeys } from '../infra/redis-keys';
@@ -19,6 +19,8 @@ export interface Session {
   maxIterations: number | null;
   /** The instructions of the latest turn, as added to its system prompt. */
   instructions: InstructionsSummary | null;
+  /** The summary that replaces the oldest messages in the prompt, once the history outgrew the context. */
+  context: ContextState | null;
 }
 
 export type BeginTurnOutcome = 'started' | 'busy' | 'missing';
@@ -60,6 +62,7 @@ export class SessionsRepository {
       activeTurnId: r.activeTurnId || null,
       maxIterations: r.maxIterations ? Number(r.maxIterations) : null,
       instructions: r.instructions ? (JSON.parse(r.instructions) as InstructionsSummary) : null,
+      context: r.context ? (JSON.parse(r.context) as ContextState) : null,
     };
   }
 
@@ -72,6 +75,10 @@ export class SessionsRepository {
 
   async saveInstructions(sessionId: string, instructions: InstructionsSummary): Promise<void> {
     await this.redis.hset(this.keys.session(sessionId), 'instructions', JSON.stringify(instructions));
+  }
+
+  async saveContext(sessionId: string, context: ContextState): Promise<void> {
+    await this.redis.hset(this.keys.session(sessionId), 'context', JSON.stringify(context));
   }
 
   /** The record, its messages, log, tool outcomes, open questions and session rules, in one go. */

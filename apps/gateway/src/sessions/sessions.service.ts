@@ -6,7 +6,7 @@ import { newId } from '../common/ids';
 import { EventLogRepository } from '../events/event-log.repository';
 import { ModelsService } from '../models/models.service';
 import { WorkspacesService } from '../workspaces/workspaces.service';
-import { preview, toAuditJsonl, toJsonl, toMarkdown } from './session-export';
+import { compactionOf, preview, toAuditJsonl, toJsonl, toMarkdown } from './session-export';
 import type { CreateSessionBody, PostMessageBody, UpdateSessionBody } from './sessions.schemas';
 import { type Session, SessionsRepository } from './sessions.repository';
 
@@ -34,6 +34,7 @@ export class SessionsService {
       activeTurnId: null,
       maxIterations: body.maxIterations ?? null,
       instructions: null,
+      context: null,
     };
     await this.sessions.create(session);
     return { id: session.id };
@@ -52,7 +53,7 @@ export class SessionsService {
       this.sessions.messages(sessionId),
       this.events.lastId(sessionId),
     ]);
-    return { ...present(session), instructions: session.instructions, lastEventId, messages };
+    return { ...present(session), instructions: session.instructions, compaction: compactionOf(session), lastEventId, messages };
   }
 
   async update(ownerId: string, sessionId: string, body: UpdateSessionBody) {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { type ReadPathResult, Routes } from '@weft/contracts';
+import { type GitSource, type ReadPathResult, Routes } from '@weft/contracts';
 import { RpcClient } from '@weft/messaging';
 
 /** The tools worker's workspace operations (create, read, export, usage), over NATS. */
@@ -7,9 +7,21 @@ import { RpcClient } from '@weft/messaging';
 export class WorkspaceFilesClient {
   constructor(private readonly rpc: RpcClient) {}
 
-  /** `maxBytes`: an archive that unpacks to more is refused (COMMON.PAYLOAD_TOO_LARGE). */
-  create(workspaceId: string, archive?: Buffer, maxBytes?: number): Promise<{ files: number; bytes: number }> {
-    return this.rpc.request(Routes.toolsCreateWorkspace, { workspaceId, archiveBase64: archive?.toString('base64'), maxBytes });
+  /**
+   * Empty, from a tar.gz, or cloned from git. `maxBytes`: files past it are refused
+   * (COMMON.PAYLOAD_TOO_LARGE). A clone may take longer than the default request timeout.
+   */
+  create(
+    workspaceId: string,
+    source: { archive?: Buffer; git?: GitSource; maxBytes?: number },
+    timeoutMs?: number,
+  ): Promise<{ files: number; bytes: number }> {
+    const { archive, git, maxBytes } = source;
+    return this.rpc.request(
+      Routes.toolsCreateWorkspace,
+      { workspaceId, archiveBase64: archive?.toString('base64'), git, maxBytes },
+      timeoutMs === undefined ? {} : { timeoutMs },
+    );
   }
 
   readPath(workspaceId: string, path: string): Promise<ReadPathResult> {

@@ -30,3 +30,21 @@ describe('wildcardPath', () => {
     expect(wildcardPath(undefined)).toBe('.');
   });
 });
+
+describe('parseWorkspaceUpload with a git URL', () => {
+  it('takes { git: { url, ref } }', () => {
+    const git = { url: 'https://github.com/acme/app.git', ref: 'release/1.2' };
+    expect(parseWorkspaceUpload('application/json', { git })).toEqual({ kind: 'git', git });
+  });
+
+  it.each([
+    ['an ext:: transport', { url: 'ext::sh -c touch% /tmp/pwned' }],
+    ['an option in place of the URL', { url: '--upload-pack=touch /tmp/pwned' }],
+    ['scp-style syntax', { url: 'git@github.com:acme/app.git' }],
+    ['a password in the URL', { url: 'https://me:secret@github.com/acme/app.git' }],
+    ['an option in place of the ref', { url: 'https://github.com/acme/app.git', ref: '--upload-pack=x' }],
+    ['a range as the ref', { url: 'https://github.com/acme/app.git', ref: 'main..dev' }],
+  ])('refuses %s', (_name, git) => {
+    expect(() => parseWorkspaceUpload('application/json', { git })).toThrow(AppError);
+  });
+});

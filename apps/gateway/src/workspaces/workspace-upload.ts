@@ -1,12 +1,12 @@
-import { AppError, ErrorCode } from '@weft/contracts';
+import { AppError, ErrorCode, type GitSource, gitSourceSchema } from '@weft/contracts';
 import { z } from 'zod';
 
 export const GZIP_TYPES = ['application/gzip', 'application/x-gzip'];
 
-/** What `POST /v1/workspaces` was given: nothing (an empty workspace) or a tar.gz. */
-export type WorkspaceUpload = { kind: 'empty' } | { kind: 'archive'; archive: Buffer };
+/** What `POST /v1/workspaces` was given: nothing (an empty workspace), a tar.gz, or a git URL. */
+export type WorkspaceUpload = { kind: 'empty' } | { kind: 'archive'; archive: Buffer } | { kind: 'git'; git: GitSource };
 
-const emptyBodySchema = z.strictObject({});
+const jsonBodySchema = z.strictObject({ git: gitSourceSchema.optional() });
 
 /** Reads the upload from the already-parsed body (express.json or express.raw). */
 export function parseWorkspaceUpload(contentType: string | undefined, body: unknown): WorkspaceUpload {
@@ -23,10 +23,13 @@ export function parseWorkspaceUpload(contentType: string | undefined, body: unkn
       `Unsupported Content-Type ${type}: send application/json {} or application/gzip (a tar.gz)`,
     );
   }
-  const parsed = emptyBodySchema.safeParse(body ?? {});
+  const parsed = jsonBodySchema.safeParse(body ?? {});
   if (!parsed.success) {
-    const fields = parsed.error.issues.map((i) => [...i.path, ...('keys' in i ? i.keys : [])].join('.') || 'body');
-    throw new AppError(ErrorCode.ValidationFailed, `Invalid body: expected {} (unexpected: ${fields.join(', ')})`);
+    const fields = parsed.error.issues.map((i) => {
+      const where = [...i.path, ...('keys' in i ? i.keys : [])].join('.') || 'body';
+      return i.code === 'unrecognized_keys' ? where : `${where}: ${i.message}`;
+    });
+    throw new AppError(ErrorCode.ValidationFailed, `Invalid body: expected {} or { "git": { "url", "ref"? } } (${fields.join(', ')})`);
   }
-  return { kind: 'empty' };
+  return parsed.data.git ? { kind: 'git', git: parsed.data.git } : { kind: 'empty' };
 }

@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AppError, ErrorCode, type ReadPathResult } from '@weft/contracts';
+import { AppError, ErrorCode, type ReadPathResult, assertUnreachable } from '@weft/contracts';
 import { newId } from '../common/ids';
 import { GATEWAY_CONFIG, type GatewaySettings } from '../config';
+import { assertGitHostAllowed } from './git-hosts';
 import { quotaLeft } from './workspace-quota';
 import { WorkspaceFilesClient } from './workspace-files.client';
 import type { WorkspaceUpload } from './workspace-upload';
@@ -16,20 +17,32 @@ export class WorkspacesService {
   ) {}
 
   /**
-   * The files are unpacked first; the record only exists once the workspace does. An archive is
-   * held to what is left of the owner's quota (two uploads racing can both pass: a soft quota).
+   * The files are unpacked first; the record only exists once the workspace does. An archive or
+   * a clone is held to what is left of the owner's quota (two uploads racing can both pass: a soft quota).
    */
   async create(ownerId: string, upload: WorkspaceUpload): Promise<{ id: string }> {
     const id = newId('ws');
-    if (upload.kind === 'archive') {
-      const owned = await this.workspaces.listOwned(ownerId);
-      const left = quotaLeft(this.config.WORKSPACE_QUOTA_BYTES, await this.files.usedBytes(owned.map((w) => w.id)));
-      await this.files.create(id, upload.archive, left);
-    } else {
-      await this.files.create(id);
+    switch (upload.kind) {
+      case 'archive':
+        await this.files.create(id, { archive: upload.archive, maxBytes: await this.quotaLeft(ownerId) });
+        break;
+      case 'git':
+        assertGitHostAllowed(upload.git.url, this.config.WORKSPACE_GIT_ALLOWED_HOSTS);
+        await this.files.create(id, { git: upload.git, maxBytes: await this.quotaLeft(ownerId) }, this.config.WORKSPACE_GIT_TIMEOUT_MS);
+        break;
+      case 'empty':
+        await this.files.create(id, {});
+        break;
+      default:
+        assertUnreachable(upload);
     }
     await this.workspaces.create({ id, ownerId, createdAt: new Date().toISOString() });
     return { id };
+  }
+
+  private async quotaLeft(ownerId: string): Promise<number> {
+    const owned = await this.workspaces.listOwned(ownerId);
+    return quotaLeft(this.config.WORKSPACE_QUOTA_BYTES, await this.files.usedBytes(owned.map((w) => w.id)));
   }
 
   async list(ownerId: string) {

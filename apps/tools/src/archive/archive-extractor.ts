@@ -45,7 +45,7 @@ function unpack(archive: Buffer, root: string): Promise<void> {
  * What is on disk is the truth: links are followed with the same resolver the tools use (this
  * catches chains such as `a -> .` then `b -> a/..`), special files refused, set-id bits dropped.
  */
-async function scanTree(root: string, limits: ArchiveLimits): Promise<ArchiveTotals> {
+export async function scanTree(root: string, limits: ArchiveLimits): Promise<ArchiveTotals> {
   const totals: ArchiveTotals = { files: 0, bytes: 0 };
   const inodes = new Set<string>();
   const pending = [root];

@@ -61,7 +61,7 @@ export async function resolveInside(root: string, requested: string): Promise<Re
       if (++hops > MAX_SYMLINK_HOPS) {
         throw new AppError(ErrorCode.PathOutsideWorkspace, `Too many symbolic links while resolving '${requested}'`);
       }
-      const target = await readlink(next);
+      const target = await readLinkOrRaced(next, requested);
       queue.unshift(...linkSteps(root, target, requested));
       if (isAbsolute(target)) current = root;
       continue;
@@ -130,5 +130,16 @@ async function lstatOrNull(path: string, requested: string) {
       throw new AppError(ErrorCode.NotADirectory, `'${requested}' goes through a file as if it were a folder`);
     }
     throw error;
+  }
+}
+
+/** The link was replaced between lstat and readlink: a concurrent change, not a bad path. */
+async function readLinkOrRaced(path: string, requested: string): Promise<string> {
+  try {
+    return await readlink(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'EINVAL') throw error;
+    throw new AppError(ErrorCode.Conflict, `'${requested}' changed while it was being resolved; try again`, { cause: error });
   }
 }

@@ -1,6 +1,6 @@
 import { constants } from 'node:fs';
-import { type FileHandle, lstat, mkdir, open, readdir, readlink, realpath } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { type FileHandle, lstat, mkdir, open, readdir, readlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { AppError, ErrorCode } from '@weft/contracts';
 import type { directoryEntrySchema } from '@weft/contracts';
 import type { z } from 'zod';
@@ -14,49 +14,28 @@ const WRITE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLO
 const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
 
 /**
- * Opens a path that `resolveInside` produced. O_NOFOLLOW refuses a leaf swapped for a symlink
- * after resolution; the check through /proc catches a parent swapped in the same window.
+ * Opens a path that `resolveInside` produced without trusting any component to still be what
+ * the resolver saw: the parent is pinned folder by folder (see `pinFolder`) and the leaf is
+ * opened through the parent's descriptor with O_NOFOLLOW. A component swapped for a link by
+ * concurrent sandbox code is refused, never followed.
  */
 export async function openInside(root: string, real: string, flags: number, mode?: number): Promise<FileHandle> {
-  let handle: FileHandle;
+  if (real === root) return openChecked(root, real, root, flags, mode);
+  const parent = await pinFolder(root, dirname(real), false);
   try {
-    handle = await open(real, flags, mode);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ELOOP') throw raced(root, real);
-    const name = relativeName(root, real);
-    if (code === 'ENXIO') throw new AppError(ErrorCode.NotAFile, `'${name}' is not a regular file`);
-    if (code === 'EISDIR') throw new AppError(ErrorCode.NotAFile, `'${name}' is a folder, not a file`);
-    if (code === 'ENOTDIR') throw new AppError(ErrorCode.NotADirectory, `'${name}' is a file, not a folder`);
-    throw error;
+    return await openChecked(root, real, `${fdPath(parent)}/${basename(real)}`, flags, mode);
+  } finally {
+    await parent.close();
   }
-  const opened = await openedPath(handle);
-  if (opened !== null && !isInside(root, opened)) {
-    await handle.close();
-    throw raced(root, real);
-  }
-  return handle;
 }
 
 export function openForRead(root: string, real: string): Promise<FileHandle> {
   return openInside(root, real, READ_FLAGS);
 }
 
-/**
- * `mkdir -p` of a contained path, checked again afterwards. The window left: a parent swapped
- * for a link out between resolution and mkdir (Node has no mkdirat).
- */
+/** `mkdir -p` of a contained path; each folder is made inside the one pinned before it. */
 export async function makeFolder(root: string, real: string): Promise<void> {
-  try {
-    await mkdir(real, { recursive: true, mode: 0o755 });
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST' || code === 'ENOTDIR') {
-      throw new AppError(ErrorCode.NotADirectory, `'${relativeName(root, real)}' or one of its parents is a file, not a folder`);
-    }
-    throw error;
-  }
-  if (!isInside(root, await realpath(real))) throw raced(root, real);
+  await (await pinFolder(root, real, true)).close();
 }
 
 /** Creates missing parents, then opens without truncating: truncation waits for the check. */
@@ -70,6 +49,80 @@ export async function openForWrite(root: string, real: string): Promise<FileHand
   }
   await handle.truncate(0);
   return handle;
+}
+
+/**
+ * Opens `real` (a folder under `root`) one component at a time, each through the descriptor of
+ * the one before (`/proc/self/fd/<fd>/<name>`) with O_DIRECTORY | O_NOFOLLOW: Node has no
+ * openat, and this is the same thing. With `create`, a missing folder is made in the pinned
+ * parent (mkdir never follows its last component).
+ */
+async function pinFolder(root: string, real: string, create: boolean): Promise<FileHandle> {
+  let current = await open(root, DIR_FLAGS);
+  const names = real === root ? [] : relativeName(root, real).split('/');
+  try {
+    for (const [i, name] of names.entries()) {
+      const step = `${fdPath(current)}/${name}`;
+      const shown = names.slice(0, i + 1).join('/');
+      const next = await openFolderStep(root, step, shown, create);
+      await current.close();
+      current = next;
+    }
+    return current;
+  } catch (error) {
+    await current.close();
+    throw error;
+  }
+}
+
+async function openFolderStep(root: string, step: string, shown: string, create: boolean): Promise<FileHandle> {
+  try {
+    return await open(step, DIR_FLAGS);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' && create) {
+      try {
+        await mkdir(step, { mode: 0o755 });
+      } catch (mkdirError) {
+        // EEXIST: made concurrently, opened below. ENOENT: the pinned parent was deleted; the
+        // open below reports it.
+        const mkdirCode = (mkdirError as NodeJS.ErrnoException).code;
+        if (mkdirCode !== 'EEXIST' && mkdirCode !== 'ENOENT') throw mkdirError;
+      }
+      return openFolderStep(root, step, shown, false);
+    }
+    if (code === 'ELOOP') throw raced(root, join(root, shown));
+    if (code === 'ENOTDIR') throw new AppError(ErrorCode.NotADirectory, `'${shown}' is a file, not a folder`);
+    if (code === 'ENOENT') throw new AppError(ErrorCode.FileNotFound, `'${shown}' does not exist (it was removed while it was opened)`);
+    throw error;
+  }
+}
+
+async function openChecked(root: string, real: string, via: string, flags: number, mode?: number): Promise<FileHandle> {
+  let handle: FileHandle;
+  try {
+    handle = await open(via, flags, mode);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') throw raced(root, real);
+    const name = relativeName(root, real);
+    if (code === 'ENXIO') throw new AppError(ErrorCode.NotAFile, `'${name}' is not a regular file`);
+    if (code === 'EISDIR') throw new AppError(ErrorCode.NotAFile, `'${name}' is a folder, not a file`);
+    if (code === 'ENOTDIR') throw new AppError(ErrorCode.NotADirectory, `'${name}' is a file, not a folder`);
+    if (code === 'ENOENT') throw new AppError(ErrorCode.FileNotFound, `No file at '${name}' (it was removed while it was opened)`);
+    throw error;
+  }
+  // Belt and braces: the kernel's own word on where the descriptor points.
+  const opened = await openedPath(handle);
+  if (opened !== null && !isInside(root, opened)) {
+    await handle.close();
+    throw raced(root, real);
+  }
+  return handle;
+}
+
+function fdPath(handle: FileHandle): string {
+  return `/proc/self/fd/${handle.fd}`;
 }
 
 /** One level, sorted by name; a symlink is reported as itself, never followed. */

@@ -1,4 +1,4 @@
-import { cp, lstat, mkdir, realpath, rename, rm } from 'node:fs/promises';
+import { chmod, cp, lstat, mkdir, realpath, rename, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { AppError, ErrorCode, workspaceIdSchema } from '@weft/contracts';
 
@@ -8,6 +8,9 @@ import { AppError, ErrorCode, workspaceIdSchema } from '@weft/contracts';
  * mounts one workspace folder, never sees it.
  */
 export const SNAPSHOTS_FOLDER = '.weft-snapshots';
+
+/** Imports (git clones) are built here, on the same volume, and become a workspace by rename. */
+export const STAGING_FOLDER = '.weft-staging';
 
 /** The workspaces volume: one folder per workspace id, plus the snapshots folder. */
 export class WorkspaceStore {
@@ -36,6 +39,30 @@ export class WorkspaceStore {
       }
       throw error;
     }
+    return this.root(workspaceId);
+  }
+
+  /** A fresh empty folder beside the workspaces, for an import that `adopt` turns into one. */
+  async staging(workspaceId: string): Promise<string> {
+    const folder = join(this.baseDir, STAGING_FOLDER, `${basename(this.pathOf(workspaceId))}-${process.pid}-${Date.now()}`);
+    await mkdir(join(this.baseDir, STAGING_FOLDER), { recursive: true, mode: 0o700 });
+    await mkdir(folder, { mode: 0o700 });
+    return folder;
+  }
+
+  /** Makes a staged folder the workspace, atomically; returns its real root. */
+  async adopt(workspaceId: string, staged: string): Promise<string> {
+    const path = this.pathOf(workspaceId);
+    const taken = await lstat(path).then(
+      () => true,
+      (error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') return false;
+        throw error;
+      },
+    );
+    if (taken) throw new AppError(ErrorCode.Conflict, `Workspace ${workspaceId} already exists`, { workspaceId });
+    await chmod(staged, 0o755);
+    await rename(staged, path);
     return this.root(workspaceId);
   }
 

@@ -1,9 +1,10 @@
-import { AppError, ErrorCode, type ReadPathResult, type WorkspaceUsage } from '@weft/contracts';
+import { AppError, ErrorCode, type GitSource, type ReadPathResult, type WorkspaceUsage } from '@weft/contracts';
 import type { Logger } from '@weft/logging';
 import { ArchiveUnreadable, inspectArchive } from '../archive/archive-inspector';
 import { ExportTooLarge, exportArchive } from '../archive/archive-exporter';
 import { extractArchive } from '../archive/archive-extractor';
 import { type ArchiveLimits, EntryRejected } from '../archive/entry-policy';
+import type { GitImporter } from '../git/git-importer';
 import { PatchTooLarge, type ExportedPatch, type PatchLimits, exportPatch } from '../patch/patch-exporter';
 import { resolveInside } from './path-containment';
 import { listEntries, openForRead } from './safe-fs';
@@ -16,6 +17,7 @@ export const READ_PATH_MAX_BYTES = 8 * 1024 * 1024;
 export interface CreateWorkspaceCommand {
   workspaceId: string;
   archiveBase64?: string;
+  git?: GitSource;
   /** What is left of the owner's quota; an archive that unpacks to more is refused. */
   maxBytes?: number;
 }
@@ -28,9 +30,11 @@ export class WorkspaceService {
     private readonly store: WorkspaceStore,
     private readonly limits: ArchiveLimits,
     private readonly log: Logger,
+    private readonly git?: GitImporter,
   ) {}
 
-  async create({ workspaceId, archiveBase64, maxBytes }: CreateWorkspaceCommand): Promise<{ files: number; bytes: number }> {
+  async create({ workspaceId, archiveBase64, git, maxBytes }: CreateWorkspaceCommand): Promise<{ files: number; bytes: number }> {
+    if (git) return this.createFromGit(workspaceId, git, maxBytes);
     const archive = archiveBase64 === undefined ? undefined : Buffer.from(archiveBase64, 'base64');
     // Validated before the folder exists, so a rejected upload never leaves one behind.
     if (archive) {
@@ -52,6 +56,19 @@ export class WorkspaceService {
       await this.store.remove(workspaceId);
       throw error;
     }
+  }
+
+  private async createFromGit(workspaceId: string, source: GitSource, maxBytes?: number): Promise<{ files: number; bytes: number }> {
+    if (!this.git) throw new AppError(ErrorCode.Forbidden, 'Import from git is disabled on this server');
+    const totals = await this.git.import(workspaceId, source, maxBytes);
+    try {
+      await this.store.saveSnapshot(workspaceId);
+    } catch (error) {
+      await this.store.remove(workspaceId);
+      throw error;
+    }
+    this.log.info({ workspaceId, ...totals }, 'workspace created from git');
+    return totals;
   }
 
   /** Everything changed since the workspace was created, as a git-style patch. */

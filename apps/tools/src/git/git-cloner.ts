@@ -1,0 +1,63 @@
+import { execFile } from 'node:child_process';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { GitSource } from '@weft/contracts';
+
+/** stderr kept for the error message; a clone's progress output is not needed. */
+const MAX_OUTPUT_BYTES = 64 * 1024;
+
+/** `git clone` failed, timed out, or was not allowed to start; the message is git's. */
+export class CloneFailed extends Error {}
+
+export interface CloneOptions {
+  /** file:// is refused by git unless this is set (the admin listed `file`). */
+  allowFile: boolean;
+  timeoutMs: number;
+}
+
+/**
+ * The one place that runs git: no shell, no hooks, no `ext::` transport, no prompts, no system
+ * or global config; a shallow clone of one branch, then `.git` removed so only files remain.
+ */
+export class GitCloner {
+  constructor(private readonly gitBinary = 'git') {}
+
+  async clone({ url, ref }: GitSource, destination: string, options: CloneOptions): Promise<void> {
+    const args = [
+      '-c', 'core.hooksPath=/dev/null',
+      '-c', 'protocol.ext.allow=never',
+      '-c', `protocol.file.allow=${options.allowFile ? 'always' : 'never'}`,
+      '-c', 'core.symlinks=true',
+      '-c', 'submodule.recurse=false',
+      'clone', '--depth', '1', '--no-tags', '--single-branch', '--quiet',
+      ...(ref ? ['--branch', ref] : []),
+      '--', url, destination,
+    ];
+    await new Promise<void>((resolve, reject) => {
+      execFile(
+        this.gitBinary,
+        args,
+        {
+          timeout: options.timeoutMs,
+          killSignal: 'SIGKILL',
+          maxBuffer: MAX_OUTPUT_BYTES,
+          env: {
+            PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+            GIT_TERMINAL_PROMPT: '0',
+            GIT_CONFIG_NOSYSTEM: '1',
+            GIT_CONFIG_GLOBAL: '/dev/null',
+            GIT_ASKPASS: '/bin/false',
+            GIT_SSH_COMMAND: 'ssh -o BatchMode=yes',
+            GIT_LFS_SKIP_SMUDGE: '1',
+          },
+        },
+        (error, _stdout, stderr) => {
+          if (!error) return resolve();
+          const reason = error.killed ? `timed out after ${options.timeoutMs} ms` : (String(stderr).trim().split('\n').at(-1) ?? error.message);
+          reject(new CloneFailed(`git clone of ${url} failed: ${reason}`, { cause: error }));
+        },
+      );
+    });
+    await rm(join(destination, '.git'), { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,17 @@
+import { resolve } from 'node:path';
+import swc from 'unplugin-swc';
+import { defineConfig } from 'vitest/config';
+
+// vite-node runs the benchmark from source; SWC because NestJS needs decorator metadata.
+const root = resolve(__dirname, '../..');
+export default defineConfig({
+  plugins: [swc.vite({ module: { type: 'es6' } })],
+  resolve: {
+    alias: {
+      '@weft/contracts': resolve(root, 'libs/contracts/src/index.ts'),
+      '@weft/config': resolve(root, 'libs/config/src/index.ts'),
+      '@weft/messaging': resolve(root, 'libs/messaging/src/index.ts'),
+      '@weft/logging': resolve(root, 'libs/logging/src/index.ts'),
+    },
+  },
+});
