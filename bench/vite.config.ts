@@ -2,8 +2,8 @@ import { resolve } from 'node:path';
 import swc from 'unplugin-swc';
 import { defineConfig } from 'vitest/config';
 
-// vite-node runs the benchmark from source; SWC because NestJS needs decorator metadata.
-const root = resolve(__dirname, '../..');
+// vite-node runs the benchmarks (bench/*/run.ts) from source; SWC because NestJS needs decorator metadata.
+const root = resolve(__dirname, '..');
 export default defineConfig({
   plugins: [swc.vite({ module: { type: 'es6' } })],
   resolve: {
