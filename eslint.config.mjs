@@ -31,7 +31,7 @@ export default tseslint.config(
   },
   {
     // Tests may import the shared test helpers in test/support, which belong to no project.
-    files: ['**/*.spec.ts', '**/*.int-spec.ts', 'e2e/**/*.ts', 'test/**/*.ts'],
+    files: ['**/*.spec.ts', '**/*.int-spec.ts', 'e2e/**/*.ts', 'test/**/*.ts', '*/*/src/test/**/*.ts'],
     rules: { '@nx/enforce-module-boundaries': 'off' },
   },
 );

@@ -1,15 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
-import type { INestMicroservice } from '@nestjs/common';
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import { loadConfig } from '@weft/config';
 import type { StoredSessionEvent } from '@weft/contracts';
-import { createLogger } from '@weft/logging';
-import { WireErrorFilter, createNatsMicroservice } from '@weft/messaging';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type StartedService, startNats, startRedis } from '../../../test/support/containers';
-import { gatewaySettingsSchema } from './config';
-import { createGatewayApp } from './create-app';
+import { type GatewayUnderTest, TEST_ADMIN_TOKEN, startGatewayUnderTest } from './test/gateway-under-test';
 import { ScriptedWorkersModule, putFile, requestsOf, script, scriptedWorld } from './test/scripted-workers';
 import { readEvents } from './test/sse-client';
 
@@ -18,13 +9,10 @@ import { readEvents } from './test/sse-client';
  * ask flow, the guard rails of the loop, cancel, sessions, audit and instructions. The workers
  * are scripted stand-ins: the gateway is what is under test.
  */
-const ADMIN_TOKEN = 'admin-token-for-tests-0123456789';
+const ADMIN_TOKEN = TEST_ADMIN_TOKEN;
 const PERMISSION_TIMEOUT_MS = 3000;
 
-let redis: StartedService;
-let nats: StartedService;
-let app: NestExpressApplication;
-let workers: INestMicroservice;
+let gateway: GatewayUnderTest;
 let base: string;
 
 type Json = Record<string, unknown> & { error?: { code: string; message: string } };
@@ -86,35 +74,17 @@ const ofType = <T extends StoredSessionEvent['type']>(events: StoredSessionEvent
   events.filter((e): e is Extract<StoredSessionEvent, { type: T }> => e.type === type);
 
 beforeAll(async () => {
-  [redis, nats] = await Promise.all([startRedis(), startNats()]);
-  workers = await createNatsMicroservice(ScriptedWorkersModule, {
-    natsUrl: nats.url,
-    queue: 'gateway-runtime-fakes',
-    logger: createLogger('scripted-workers', 'silent'),
+  gateway = await startGatewayUnderTest(ScriptedWorkersModule, {
+      INFERENCE_TIMEOUT_MS: '20000',
+      PERMISSION_TIMEOUT_MS: String(PERMISSION_TIMEOUT_MS),
+      AGENT_MAX_TURN_TOKENS: '100000',
+      PERMISSIONS_SERVER_RULES: JSON.stringify({ deny: ['Bash(shutdown:*)'] }),
   });
-  workers.useGlobalFilters(new WireErrorFilter(() => undefined));
-  await workers.listen();
-  const config = loadConfig(gatewaySettingsSchema, {
-    REDIS_URL: redis.url,
-    NATS_URL: nats.url,
-    WEFT_ADMIN_TOKEN: ADMIN_TOKEN,
-    REDIS_KEY_PREFIX: `rt-${randomBytes(4).toString('hex')}:`,
-    LOG_LEVEL: 'silent',
-    NATS_REQUEST_TIMEOUT_MS: '5000',
-    INFERENCE_TIMEOUT_MS: '20000',
-    PERMISSION_TIMEOUT_MS: String(PERMISSION_TIMEOUT_MS),
-    AGENT_MAX_TURN_TOKENS: '100000',
-    PERMISSIONS_SERVER_RULES: JSON.stringify({ deny: ['Bash(shutdown:*)'] }),
-  });
-  app = await createGatewayApp(config);
-  await app.listen(0, '127.0.0.1');
-  base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+  base = gateway.base;
 });
 
 afterAll(async () => {
-  await app?.close();
-  await workers?.close();
-  await Promise.all([redis?.stop(), nats?.stop()]);
+  await gateway?.stop();
 });
 
 describe('permissions', () => {

@@ -1,25 +1,13 @@
-import { createLogger } from '@weft/logging';
-import { randomBytes } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
-import type { INestMicroservice } from '@nestjs/common';
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import { loadConfig } from '@weft/config';
 import { type StoredSessionEvent } from '@weft/contracts';
-import { WireErrorFilter, createNatsMicroservice } from '@weft/messaging';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type StartedService, startNats, startRedis } from '../../../test/support/containers';
-import { gatewaySettingsSchema } from './config';
-import { createGatewayApp } from './create-app';
+import { type GatewayUnderTest, TEST_ADMIN_TOKEN, startGatewayUnderTest } from './test/gateway-under-test';
 import { FAKE_PATCH, FakeWorkersModule, closeGate, fakeWorld } from './test/fake-workers';
 import { readEvents } from './test/sse-client';
 
-const ADMIN_TOKEN = 'admin-token-for-tests-0123456789';
+const ADMIN_TOKEN = TEST_ADMIN_TOKEN;
 const UPLOAD_LIMIT = 4096;
 
-let redis: StartedService;
-let nats: StartedService;
-let app: NestExpressApplication;
-let workers: INestMicroservice;
+let gateway: GatewayUnderTest;
 let base: string;
 
 async function api(method: string, path: string, token?: string, body?: unknown, headers: Record<string, string> = {}) {
@@ -49,33 +37,17 @@ async function createUserWithKey(name: string): Promise<{ id: string; key: strin
 }
 
 beforeAll(async () => {
-  [redis, nats] = await Promise.all([startRedis(), startNats()]);
-  workers = await createNatsMicroservice(FakeWorkersModule, { natsUrl: nats.url, queue: 'gateway-test-fakes', logger: createLogger('fake-workers', 'silent') });
-  workers.useGlobalFilters(new WireErrorFilter(() => undefined));
-  await workers.listen();
-  const config = loadConfig(gatewaySettingsSchema, {
-    REDIS_URL: redis.url,
-    NATS_URL: nats.url,
-    WEFT_ADMIN_TOKEN: ADMIN_TOKEN,
-    REDIS_KEY_PREFIX: `test-${randomBytes(4).toString('hex')}:`,
-    LOG_LEVEL: 'silent',
-    WORKSPACE_UPLOAD_MAX_BYTES: String(UPLOAD_LIMIT),
-    WORKSPACE_QUOTA_BYTES: '1000',
-    WORKSPACE_GIT_ALLOWED_HOSTS: 'git.example.com',
-    NATS_REQUEST_TIMEOUT_MS: '5000',
-    INFERENCE_TIMEOUT_MS: '10000',
+  gateway = await startGatewayUnderTest(FakeWorkersModule, {
+      WORKSPACE_UPLOAD_MAX_BYTES: String(UPLOAD_LIMIT),
+      WORKSPACE_QUOTA_BYTES: '1000',
+      WORKSPACE_GIT_ALLOWED_HOSTS: 'git.example.com',
+      INFERENCE_TIMEOUT_MS: '10000',
   });
-  app = await createGatewayApp(config);
-  await app.listen(0, '127.0.0.1');
-  base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+  base = gateway.base;
 });
 
-let natsStopped = false;
-
 afterAll(async () => {
-  await app?.close();
-  await workers?.close();
-  await Promise.all([redis?.stop(), natsStopped ? undefined : nats?.stop()]);
+  await gateway?.stop();
 });
 
 describe('gateway over HTTP', () => {
@@ -260,9 +232,7 @@ describe('gateway over HTTP', () => {
 
   // Last: it takes NATS away from every later test.
   it('reports not ready, naming NATS, when NATS is down', async () => {
-    await workers.close();
-    await nats.stop();
-    natsStopped = true;
+    await gateway.stopNats();
     const ready = await api('GET', '/readyz');
     expect(ready).toMatchObject({ status: 503, json: { down: ['nats'], checks: { redis: 'up', nats: 'down' } } });
     expect((await api('GET', '/healthz')).status).toBe(200);

@@ -1,15 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
-import type { INestMicroservice } from '@nestjs/common';
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import { loadConfig } from '@weft/config';
 import type { StoredSessionEvent } from '@weft/contracts';
-import { createLogger } from '@weft/logging';
-import { WireErrorFilter, createNatsMicroservice } from '@weft/messaging';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type StartedService, startNats, startRedis } from '../../../../test/support/containers';
-import { gatewaySettingsSchema } from '../config';
-import { createGatewayApp } from '../create-app';
+import { type GatewayUnderTest, TEST_ADMIN_TOKEN, startGatewayUnderTest } from '../test/gateway-under-test';
 import { ScriptedWorkersModule, requestsOf, script } from '../test/scripted-workers';
 import { readEvents } from '../test/sse-client';
 
@@ -18,12 +9,9 @@ import { readEvents } from '../test/sse-client';
  * `tiny` (a 4096-token context) and replies capped at 1024 tokens: what is left for the prompt
  * is 3072 tokens.
  */
-const ADMIN_TOKEN = 'admin-token-for-tests-0123456789';
+const ADMIN_TOKEN = TEST_ADMIN_TOKEN;
 
-let redis: StartedService;
-let nats: StartedService;
-let app: NestExpressApplication;
-let workers: INestMicroservice;
+let gateway: GatewayUnderTest;
 let base: string;
 
 type Json = Record<string, unknown>;
@@ -55,32 +43,14 @@ async function runTurn(s: { key: string; sessionId: string }, content: string): 
 }
 
 beforeAll(async () => {
-  [redis, nats] = await Promise.all([startRedis(), startNats()]);
-  workers = await createNatsMicroservice(ScriptedWorkersModule, {
-    natsUrl: nats.url,
-    queue: 'gateway-context-fakes',
-    logger: createLogger('scripted-workers', 'silent'),
+  gateway = await startGatewayUnderTest(ScriptedWorkersModule, {
+      AGENT_MAX_REPLY_TOKENS: '1024',
   });
-  workers.useGlobalFilters(new WireErrorFilter(() => undefined));
-  await workers.listen();
-  const config = loadConfig(gatewaySettingsSchema, {
-    REDIS_URL: redis.url,
-    NATS_URL: nats.url,
-    WEFT_ADMIN_TOKEN: ADMIN_TOKEN,
-    REDIS_KEY_PREFIX: `ctx-${randomBytes(4).toString('hex')}:`,
-    LOG_LEVEL: 'silent',
-    NATS_REQUEST_TIMEOUT_MS: '5000',
-    AGENT_MAX_REPLY_TOKENS: '1024',
-  });
-  app = await createGatewayApp(config);
-  await app.listen(0, '127.0.0.1');
-  base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+  base = gateway.base;
 });
 
 afterAll(async () => {
-  await app?.close();
-  await workers?.close();
-  await Promise.all([redis?.stop(), nats?.stop()]);
+  await gateway?.stop();
 });
 
 describe('context management', () => {
