@@ -10,28 +10,22 @@ const meSchema = z.object({ id: z.string(), name: z.string() });
 const modelsSchema = z.object({ models: z.array(modelInfoSchema) });
 const idSchema = z.object({ id: z.string() });
 const turnSchema = z.object({ turnId: z.string() });
-const sessionSchema = z.object({
+/** What every view of a session carries. */
+const sessionFields = {
   id: z.string(),
   workspaceId: z.string(),
   model: z.string(),
   title: z.string().nullish(),
   createdAt: z.string(),
   activeTurnId: z.string().nullish(),
+};
+const sessionSchema = z.object({
+  ...sessionFields,
   lastEventId: z.string().nullish(),
   messages: z.array(chatMessageSchema),
 });
 const sessionListSchema = z.object({
-  sessions: z.array(
-    z.object({
-      id: z.string(),
-      workspaceId: z.string(),
-      model: z.string(),
-      title: z.string().nullish(),
-      createdAt: z.string(),
-      activeTurnId: z.string().nullish(),
-      preview: z.string().nullish(),
-    }),
-  ),
+  sessions: z.array(z.object({ ...sessionFields, preview: z.string().nullish() })),
 });
 const ruleListsSchema = z.object({ allow: z.array(z.string()), ask: z.array(z.string()), deny: z.array(z.string()) });
 const scopeRulesSchema = z.object({ scope: z.string(), rules: ruleListsSchema });
