@@ -76,6 +76,42 @@ export class TurnRenderer {
         return this.line(
           this.c.dim(`↻ context compacted: ${event.summarisedMessages} older messages summarised for the model (~${event.tokensBefore} → ~${event.tokensAfter} of ${event.contextSize} tokens)`),
         );
+      case 'plan.created':
+        this.endLine();
+        this.line(this.c.bold('▸ plan'));
+        event.plan.trim().split('\n').forEach((line) => this.line(this.c.dim(`  ${line}`)));
+        return event.subtasks.forEach((subtask, i) => this.line(`  ${i + 1}. ${subtask.title}`));
+      case 'subtask.started':
+        this.streamedText = false;
+        this.endLine();
+        return this.line(this.c.bold(`▸ subtask ${event.index}/${event.total}: ${event.title}`));
+      case 'subtask.completed':
+        this.streamedText = false;
+        this.endLine();
+        return this.line(
+          event.status === 'completed'
+            ? this.c.green(`✓ subtask ${event.index}/${event.total} done`)
+            : this.c.yellow(`! subtask ${event.index}/${event.total} stopped early`),
+        );
+      case 'delegation.started':
+        this.streamedText = false;
+        this.endLine();
+        return this.line(this.c.magenta(`⇢ ${event.from} hands to ${event.to}: ${truncate(event.task, MAX_RESULT_LINE_CHARS)}`));
+      case 'delegation.completed':
+        this.streamedText = false;
+        this.endLine();
+        return this.line(this.c.magenta(`⇠ ${event.to} reports back to ${event.from} for review (${event.status})`));
+      case 'note.saved':
+        this.endLine();
+        return this.line(this.c.dim(`✎ noted: ${truncate(event.text, MAX_RESULT_LINE_CHARS)}`));
+      case 'chain.step.started':
+        this.streamedText = false;
+        this.endLine();
+        return this.line(this.c.bold(`▸ ${event.chain} step ${event.index}/${event.total}: ${event.step} (${event.kind})`));
+      case 'chain.step.completed':
+        this.streamedText = false;
+        this.endLine();
+        return this.line(event.isError ? this.c.red(`✗ step ${event.step} failed`) : this.c.dim(`✓ step ${event.step}`));
       default:
         return assertUnreachable(event);
     }

@@ -7,6 +7,7 @@ import { HealthModule } from './health/health.module';
 import { InfraModule } from './infra/infra.module';
 import { InstructionsModule } from './instructions/instructions.module';
 import { ModelsModule } from './models/models.module';
+import { NotesModule } from './notes/notes.module';
 import { PermissionsModule } from './permissions/permissions.module';
 import { SessionsModule } from './sessions/sessions.module';
 import { UsersModule } from './users/users.module';
@@ -26,6 +27,7 @@ export class AppModule {
         SessionsModule,
         PermissionsModule,
         InstructionsModule,
+        NotesModule,
         AgentModule,
         HealthModule,
       ],

@@ -44,6 +44,10 @@ export const ErrorCode = {
   TurnInProgress: 'AGENT.TURN_IN_PROGRESS',
   /** The permission policy or a person refused a tool call; the model reads this as the call's result. */
   PermissionDenied: 'AGENT.PERMISSION_DENIED',
+  /** A chain file that does not parse or validate, or a run of it missing inputs. */
+  ChainInvalid: 'AGENT.CHAIN_INVALID',
+  /** A task for the junior model, or a delegation, with no model of that role being served. */
+  NoModelForRole: 'AGENT.NO_MODEL_FOR_ROLE',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

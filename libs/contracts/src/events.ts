@@ -1,6 +1,15 @@
 import { z } from 'zod';
 import { toolCallSchema } from './inference';
 
+/**
+ * Set on the events of a conversation other than the session's own: a delegated junior's loop
+ * (`del_<callId>`) or a planning subtask (`sub_<n>`). Absent on the main conversation's events.
+ */
+const threadId = z.string().optional();
+
+export const subtaskSchema = z.object({ title: z.string(), description: z.string() });
+export type Subtask = z.infer<typeof subtaskSchema>;
+
 /** Why a turn was interrupted before the model finished by itself. */
 export const interruptReasonSchema = z.enum(['iteration_limit', 'loop_detected', 'repeated_error', 'token_budget', 'time_budget']);
 export type InterruptReason = z.infer<typeof interruptReasonSchema>;
@@ -15,15 +24,17 @@ export const sessionEventSchema = z.discriminatedUnion('type', [
     /** Another replica took the turn over after the one running it stopped. */
     resumed: z.boolean().optional(),
   }),
-  z.object({ type: z.literal('message.delta'), turnId: z.string(), text: z.string() }),
+  z.object({ type: z.literal('message.delta'), turnId: z.string(), text: z.string(), threadId }),
   z.object({
     type: z.literal('tool.called'),
     turnId: z.string(),
     call: toolCallSchema,
+    threadId,
   }),
   z.object({
     type: z.literal('tool.completed'),
     turnId: z.string(),
+    threadId,
     callId: z.string(),
     name: z.string(),
     isError: z.boolean(),
@@ -78,7 +89,7 @@ export const sessionEventSchema = z.discriminatedUnion('type', [
     reason: z.string().optional(),
   }),
   /** A guard rail stopped the loop; the model is asked for a summary, which ends the turn. */
-  z.object({ type: z.literal('turn.interrupted'), turnId: z.string(), reason: interruptReasonSchema, message: z.string() }),
+  z.object({ type: z.literal('turn.interrupted'), turnId: z.string(), reason: interruptReasonSchema, message: z.string(), threadId }),
   /**
    * The history no longer fit the model's context: older messages were replaced by a summary in
    * what the model sees (the stored messages keep them). Token counts are estimates.
@@ -93,6 +104,76 @@ export const sessionEventSchema = z.discriminatedUnion('type', [
     /** Messages now covered by the summary, and messages still sent as they are. */
     summarisedMessages: z.number().int(),
     keptMessages: z.number().int(),
+  }),
+  /** Planning mode: the model's architecture plan and the subtasks it split the request into. */
+  z.object({ type: z.literal('plan.created'), turnId: z.string(), plan: z.string(), subtasks: z.array(subtaskSchema) }),
+  z.object({
+    type: z.literal('subtask.started'),
+    turnId: z.string(),
+    threadId: z.string(),
+    index: z.number().int(),
+    total: z.number().int(),
+    title: z.string(),
+  }),
+  z.object({
+    type: z.literal('subtask.completed'),
+    turnId: z.string(),
+    threadId: z.string(),
+    index: z.number().int(),
+    total: z.number().int(),
+    title: z.string(),
+    /** `stopped`: a guard rail (the same error three times, the step cap) ended it early. */
+    status: z.enum(['completed', 'stopped']),
+    summary: z.string(),
+  }),
+  /** The senior model handed a task to the junior model; its loop's events carry `threadId`. */
+  z.object({
+    type: z.literal('delegation.started'),
+    turnId: z.string(),
+    threadId: z.string(),
+    callId: z.string(),
+    from: z.string(),
+    to: z.string(),
+    task: z.string(),
+  }),
+  /** The junior's answer, going back to the senior for review. */
+  z.object({
+    type: z.literal('delegation.completed'),
+    turnId: z.string(),
+    threadId: z.string(),
+    callId: z.string(),
+    from: z.string(),
+    to: z.string(),
+    status: z.enum(['completed', 'stopped']),
+    result: z.string(),
+  }),
+  /** A shared note of the workspace was stored: by the `remember` tool or from a line of an answer. */
+  z.object({
+    type: z.literal('note.saved'),
+    turnId: z.string(),
+    noteId: z.string(),
+    text: z.string(),
+    source: z.enum(['tool', 'answer']),
+    model: z.string(),
+  }),
+  z.object({
+    type: z.literal('chain.step.started'),
+    turnId: z.string(),
+    chain: z.string(),
+    step: z.string(),
+    index: z.number().int(),
+    total: z.number().int(),
+    kind: z.enum(['prompt', 'tool']),
+  }),
+  z.object({
+    type: z.literal('chain.step.completed'),
+    turnId: z.string(),
+    chain: z.string(),
+    step: z.string(),
+    index: z.number().int(),
+    total: z.number().int(),
+    isError: z.boolean(),
+    output: z.string(),
   }),
   z.object({
     type: z.literal('turn.cancelled'),

@@ -1,8 +1,8 @@
 export { AppError, ErrorCode, assertUnreachable, isWireError, wireErrorSchema } from './errors';
 export type { WireError } from './errors';
 export { InferenceSubjects, QueueGroups, SandboxSubjects, ToolsSubjects, inferenceWorkerGenerateSubject } from './subjects';
-export { Jobs, Queues, agentJobSchema, runTurnJobSchema } from './queues';
-export type { AgentJob, RunTurnJob } from './queues';
+export { Jobs, Queues, agentJobSchema, chainInvocationSchema, runTurnJobSchema, turnModeSchema } from './queues';
+export type { AgentJob, ChainInvocation, RunTurnJob, RunTurnJobInput, TurnMode } from './queues';
 export {
   cancelGenerationSchema,
   chatMessageSchema,
@@ -74,7 +74,7 @@ export type { FileToolArgs } from './file-tools';
 export type { GitSource, ReadPathResult, ToolCallRequest, ToolCallResult, WorkspaceUsage } from './tools';
 export { execRequestSchema, execResultSchema } from './sandbox';
 export type { ExecRequest, ExecResult } from './sandbox';
-export { interruptReasonSchema, sessionEventSchema } from './events';
-export type { InterruptReason, SessionEvent, SessionEventType, StoredSessionEvent } from './events';
+export { interruptReasonSchema, sessionEventSchema, subtaskSchema } from './events';
+export type { InterruptReason, SessionEvent, SessionEventType, StoredSessionEvent, Subtask } from './events';
 export { Routes } from './routes';
 export type { EventPayload, EventRoute, Route, RouteRequest, RouteResponse } from './routes';

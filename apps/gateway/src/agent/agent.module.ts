@@ -20,6 +20,11 @@ import { SessionsRepository } from '../sessions/sessions.repository';
 import { RedisTurnStore } from './redis-turn-store';
 import { FleetInferenceClient } from '../fleet/fleet-inference.client';
 import { rpcFileToolsPort, rpcInferencePort, rpcSandboxPort } from './rpc-ports';
+import { NotesModule } from '../notes/notes.module';
+import { NotesRepository } from '../notes/notes.repository';
+import { RpcChainLoader } from './chains/chain-loader';
+import { ChainsModule } from './chains/chains.module';
+import { modelCatalog } from './model-catalog';
 import { agentTools } from './tools/agent-tools';
 import { TurnCancellation } from './turn-cancellation';
 import { TurnControlModule } from './turn-control.module';
@@ -27,7 +32,7 @@ import { TurnRunner } from './turn-runner';
 import { TurnWorker } from './turn-worker';
 
 @Module({
-  imports: [SessionsModule, EventsModule, PermissionsModule, InstructionsModule, TurnControlModule, ModelsModule],
+  imports: [SessionsModule, EventsModule, PermissionsModule, InstructionsModule, TurnControlModule, ModelsModule, NotesModule, ChainsModule],
   providers: [
     {
       provide: TurnRunner,
@@ -44,6 +49,8 @@ import { TurnWorker } from './turn-worker';
         TurnCancellation,
         FleetInferenceClient,
         ModelsService,
+        NotesRepository,
+        RpcChainLoader,
         LOGGER,
       ],
       useFactory: (
@@ -59,6 +66,8 @@ import { TurnWorker } from './turn-worker';
         cancellation: TurnCancellation,
         fleet: FleetInferenceClient,
         models: ModelsService,
+        notes: NotesRepository,
+        chains: RpcChainLoader,
         logger: Logger,
       ) =>
         new TurnRunner(
@@ -76,7 +85,9 @@ import { TurnWorker } from './turn-worker';
             permissions,
             instructions,
             cancellation,
-            models: { contextSize: async (model) => (await models.list()).models.find((m) => m.id === model)?.contextSize },
+            notes,
+            chains,
+            models: modelCatalog(models),
             logger,
           },
           {

@@ -12,7 +12,8 @@ import {
   systemWithSummary,
   transcriptLines,
 } from './context-window';
-import type { ContextState, InferencePort, TurnStore } from './ports';
+import type { ContextState, InferencePort, ThreadRef, TurnStore } from './ports';
+import { inferenceSessionKey } from './thread';
 import { RUNTIME_NOTE_PREFIX } from './system-prompt';
 
 /** The longest summary asked for, in tokens; a quarter of a small context at most. */
@@ -30,7 +31,7 @@ const SUMMARISE_NOTE = [
 ].join(' ');
 
 export interface PromptRequest {
-  sessionId: string;
+  thread: ThreadRef;
   turnId: string;
   model: string;
   /** The model's context length; no compaction when unknown. */
@@ -67,7 +68,7 @@ export class ContextManager {
   ) {}
 
   async prompt(request: PromptRequest, history: ChatMessage[]): Promise<Prompt> {
-    let state = await this.store.contextState(request.sessionId);
+    let state = await this.store.contextState(request.thread);
     const messages = modelView(request.systemPrompt, history, state);
     const contextSize = request.contextSize;
     if (contextSize === undefined) return { messages, historyLength: history.length, state };
@@ -91,7 +92,7 @@ export class ContextManager {
       return { messages, historyLength: history.length, state };
     }
     state = { summarisedMessages: cut, summary };
-    await this.store.saveContextState(request.sessionId, state);
+    await this.store.saveContextState(request.thread, state);
     const compacted = modelView(request.systemPrompt, history, state);
     const after = base + estimateTokens(compacted.slice(1)) + Math.ceil(systemWithSummary('', summary).length / CHARS_PER_TOKEN);
     request.log.info({ before, after, contextSize, summarisedMessages: cut }, 'context compacted');
@@ -108,9 +109,9 @@ export class ContextManager {
   }
 
   /** Keeps the worker's count of the prompt just sent, so the next estimate starts from it. */
-  async measure(sessionId: string, prompt: Prompt, promptTokens: number): Promise<void> {
+  async measure(thread: ThreadRef, prompt: Prompt, promptTokens: number): Promise<void> {
     const state = prompt.state ?? { summarisedMessages: 0, summary: null };
-    await this.store.saveContextState(sessionId, { ...state, measured: { messages: prompt.historyLength, promptTokens } });
+    await this.store.saveContextState(thread, { ...state, measured: { messages: prompt.historyLength, promptTokens } });
   }
 
   /** One generation per chunk of transcript that fits the context, each folding into the summary so far. */
@@ -147,7 +148,7 @@ export class ContextManager {
           { role: 'system', content: SUMMARISER_SYSTEM },
           { role: 'user', content: `${earlier}Conversation:\n\n${transcript}\n\n${SUMMARISE_NOTE}` },
         ],
-        sessionId: request.sessionId,
+        sessionId: inferenceSessionKey(request.thread),
         maxTokens,
         requestId: randomUUID(),
       },

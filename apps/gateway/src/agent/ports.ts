@@ -5,6 +5,7 @@ import type {
   GenerateChunk,
   GenerateRequest,
   SessionEvent,
+  Subtask,
   ToolCall,
   ToolCallRequest,
   ToolCallResult,
@@ -59,25 +60,73 @@ export interface ContextState {
   measured?: { messages: number; promptTokens: number };
 }
 
-/** The context length of a model, from the models the workers announce; undefined when unknown. */
+/** What the runtime knows of the models the workers announce. */
 export interface ModelContextPort {
+  /** The context length; undefined when unknown. */
   contextSize(model: string): Promise<number | undefined>;
+  /** The roles the model's config gives it (`senior`, `junior`); none when unknown. */
+  roles(model: string): Promise<string[]>;
+  /** A model served with this role, if any. */
+  withRole(role: string): Promise<string | undefined>;
 }
+
+/**
+ * One conversation of a session: its own (no `threadId`), or one the runtime opened inside a turn
+ * (a delegated junior's loop, a planning subtask), with its own messages and tool outcomes.
+ */
+export interface ThreadRef {
+  sessionId: string;
+  threadId?: string;
+}
+
+/** How far a planning turn got: what a resumed run needs to carry on where the last one stopped. */
+export interface PlanProgress {
+  kind: 'plan';
+  plan: string;
+  subtasks: Subtask[];
+  /** Summaries of the finished subtasks, in order. */
+  finished: Array<{ status: 'completed' | 'stopped'; summary: string; files: string[] }>;
+}
+
+/** How far a chain turn got: each finished step's output, in order. */
+export interface ChainProgress {
+  kind: 'chain';
+  outputs: Array<{ step: string; output: string; isError: boolean }>;
+}
+
+export type TurnProgress = PlanProgress | ChainProgress;
 
 export interface TurnStore {
   session(sessionId: string): Promise<TurnSession | undefined>;
-  messages(sessionId: string): Promise<ChatMessage[]>;
-  appendMessage(sessionId: string, message: ChatMessage): Promise<void>;
+  messages(thread: ThreadRef): Promise<ChatMessage[]>;
+  appendMessage(thread: ThreadRef, message: ChatMessage): Promise<void>;
   appendEvent(sessionId: string, event: SessionEvent): Promise<void>;
   endTurn(sessionId: string, turnId: string): Promise<void>;
-  toolCallState(sessionId: string, callId: string): Promise<ToolCallState>;
+  toolCallState(thread: ThreadRef, callId: string): Promise<ToolCallState>;
   /** Marks a call as started; false when some run already did. */
-  claimToolCall(sessionId: string, callId: string): Promise<boolean>;
+  claimToolCall(thread: ThreadRef, callId: string): Promise<boolean>;
   /** The outcome, the tool message and `tool.completed`, written together. */
-  recordToolResult(sessionId: string, turnId: string, call: ToolCall, outcome: ToolOutcome): Promise<void>;
+  recordToolResult(thread: ThreadRef, turnId: string, call: ToolCall, outcome: ToolOutcome): Promise<void>;
   saveInstructions(sessionId: string, instructions: InstructionsSummary): Promise<void>;
-  contextState(sessionId: string): Promise<ContextState | undefined>;
-  saveContextState(sessionId: string, state: ContextState): Promise<void>;
+  contextState(thread: ThreadRef): Promise<ContextState | undefined>;
+  saveContextState(thread: ThreadRef, state: ContextState): Promise<void>;
+  progress(sessionId: string, turnId: string): Promise<TurnProgress | undefined>;
+  saveProgress(sessionId: string, turnId: string, progress: TurnProgress): Promise<void>;
+}
+
+/** A shared note of a workspace, read by every model that works in it. */
+export interface Note {
+  id: string;
+  text: string;
+  source: 'tool' | 'answer' | 'user';
+  /** The model that wrote it, or the user's id for notes added through the API. */
+  author: string;
+  createdAt: string;
+}
+
+export interface NotesPort {
+  list(workspaceId: string): Promise<Note[]>;
+  add(workspaceId: string, note: Pick<Note, 'text' | 'source' | 'author'>): Promise<Note>;
 }
 
 export interface PermissionContext {

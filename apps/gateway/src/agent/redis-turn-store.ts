@@ -3,12 +3,24 @@ import type { Redis } from 'ioredis';
 import type { EventLogRepository } from '../events/event-log.repository';
 import type { RedisKeys } from '../infra/redis-keys';
 import type { SessionsRepository } from '../sessions/sessions.repository';
-import type { ContextState, InstructionsSummary, ToolCallState, ToolOutcome, TurnSession, TurnStore } from './ports';
+import type {
+  ContextState,
+  InstructionsSummary,
+  ThreadRef,
+  ToolCallState,
+  ToolOutcome,
+  TurnProgress,
+  TurnSession,
+  TurnStore,
+} from './ports';
 
 /** What the results hash holds for a call that started and has not reported yet. */
 const STARTED = 'started';
 
-/** The runner's store: session records and messages, the event log, and tool outcomes by call id. */
+/**
+ * The runner's store: session records, the messages and tool outcomes (by call id) of each
+ * conversation, the event log, and how far planning and chain turns got.
+ */
 export class RedisTurnStore implements TurnStore {
   constructor(
     private readonly redis: Redis,
@@ -20,12 +32,22 @@ export class RedisTurnStore implements TurnStore {
   session(sessionId: string): Promise<TurnSession | undefined> {
     return this.sessions.find(sessionId);
   }
-  messages(sessionId: string): Promise<ChatMessage[]> {
-    return this.sessions.messages(sessionId);
+
+  async messages(thread: ThreadRef): Promise<ChatMessage[]> {
+    if (!thread.threadId) return this.sessions.messages(thread.sessionId);
+    const raw = await this.redis.lrange(this.keys.threadMessages(thread.sessionId, thread.threadId), 0, -1);
+    return raw.map((json) => chatMessageSchema.parse(JSON.parse(json)));
   }
-  appendMessage(sessionId: string, message: ChatMessage): Promise<void> {
-    return this.sessions.appendMessage(sessionId, message);
+
+  async appendMessage(thread: ThreadRef, message: ChatMessage): Promise<void> {
+    if (!thread.threadId) return this.sessions.appendMessage(thread.sessionId, message);
+    await this.redis
+      .multi()
+      .sadd(this.keys.sessionThreads(thread.sessionId), thread.threadId)
+      .rpush(this.keys.threadMessages(thread.sessionId, thread.threadId), JSON.stringify(chatMessageSchema.parse(message)))
+      .exec();
   }
+
   async appendEvent(sessionId: string, event: SessionEvent): Promise<void> {
     await this.events.append(sessionId, event);
   }
@@ -36,40 +58,61 @@ export class RedisTurnStore implements TurnStore {
     return this.sessions.saveInstructions(sessionId, instructions);
   }
 
-  async contextState(sessionId: string): Promise<ContextState | undefined> {
-    return (await this.sessions.find(sessionId))?.context ?? undefined;
+  async contextState(thread: ThreadRef): Promise<ContextState | undefined> {
+    if (!thread.threadId) return (await this.sessions.find(thread.sessionId))?.context ?? undefined;
+    const raw = await this.redis.hget(this.keys.threadContexts(thread.sessionId), thread.threadId);
+    return raw ? (JSON.parse(raw) as ContextState) : undefined;
   }
-  saveContextState(sessionId: string, state: ContextState): Promise<void> {
-    return this.sessions.saveContext(sessionId, state);
+  async saveContextState(thread: ThreadRef, state: ContextState): Promise<void> {
+    if (!thread.threadId) return this.sessions.saveContext(thread.sessionId, state);
+    await this.redis.hset(this.keys.threadContexts(thread.sessionId), thread.threadId, JSON.stringify(state));
   }
 
-  async toolCallState(sessionId: string, callId: string): Promise<ToolCallState> {
-    const stored = await this.redis.hget(this.keys.sessionToolResults(sessionId), callId);
+  async progress(sessionId: string, turnId: string): Promise<TurnProgress | undefined> {
+    const raw = await this.redis.hget(this.keys.turnProgress(sessionId), turnId);
+    return raw ? (JSON.parse(raw) as TurnProgress) : undefined;
+  }
+  async saveProgress(sessionId: string, turnId: string, progress: TurnProgress): Promise<void> {
+    await this.redis.hset(this.keys.turnProgress(sessionId), turnId, JSON.stringify(progress));
+  }
+
+  async toolCallState(thread: ThreadRef, callId: string): Promise<ToolCallState> {
+    const stored = await this.redis.hget(this.resultsKey(thread), callId);
     if (stored === null) return { kind: 'new' };
     if (stored === STARTED) return { kind: 'unknown' };
     return { kind: 'done', outcome: JSON.parse(stored) as ToolOutcome };
   }
 
-  async claimToolCall(sessionId: string, callId: string): Promise<boolean> {
-    return (await this.redis.hsetnx(this.keys.sessionToolResults(sessionId), callId, STARTED)) === 1;
+  async claimToolCall(thread: ThreadRef, callId: string): Promise<boolean> {
+    return (await this.redis.hsetnx(this.resultsKey(thread), callId, STARTED)) === 1;
   }
 
   /** One transaction: a crash leaves either all three (outcome, tool message, event) or none. */
-  async recordToolResult(sessionId: string, turnId: string, call: ToolCall, outcome: ToolOutcome): Promise<void> {
+  async recordToolResult(thread: ThreadRef, turnId: string, call: ToolCall, outcome: ToolOutcome): Promise<void> {
     const message = chatMessageSchema.parse({ role: 'tool', toolCallId: call.id, name: call.name, content: outcome.output });
     const event: SessionEvent = {
       type: 'tool.completed',
       turnId,
+      ...(thread.threadId ? { threadId: thread.threadId } : {}),
       callId: call.id,
       name: call.name,
       isError: outcome.isError,
       output: outcome.output,
     };
+    const messagesKey = thread.threadId
+      ? this.keys.threadMessages(thread.sessionId, thread.threadId)
+      : this.keys.sessionMessages(thread.sessionId);
     const tx = this.redis
       .multi()
-      .hset(this.keys.sessionToolResults(sessionId), call.id, JSON.stringify({ isError: outcome.isError, output: outcome.output }))
-      .rpush(this.keys.sessionMessages(sessionId), JSON.stringify(message));
-    this.events.appendTo(tx, sessionId, event);
+      .hset(this.resultsKey(thread), call.id, JSON.stringify({ isError: outcome.isError, output: outcome.output }))
+      .rpush(messagesKey, JSON.stringify(message));
+    this.events.appendTo(tx, thread.sessionId, event);
     await tx.exec();
+  }
+
+  private resultsKey(thread: ThreadRef): string {
+    return thread.threadId
+      ? this.keys.threadToolResults(thread.sessionId, thread.threadId)
+      : this.keys.sessionToolResults(thread.sessionId);
   }
 }

@@ -1,11 +1,34 @@
 import type { ToolDefinition } from '@weft/contracts';
-import type { InstructionsSummary } from './ports';
+import type { InstructionsSummary, Note } from './ports';
+
+/** The shared notes that go into a prompt at most, newest kept. */
+const MAX_PROMPT_NOTES_CHARS = 8000;
+
+/** Who the model is in this loop: the session's agent, a junior working for a senior, or a subtask. */
+export type AgentRole = 'agent' | 'junior' | 'subtask';
+
+const ROLE_LINES: Readonly<Record<AgentRole, string[]>> = {
+  agent: [],
+  junior: [
+    'You are working on a task handed to you by a senior model, which will review your work before the',
+    'user sees it. Do the task, check it, then report exactly what you changed and anything you could not do.',
+  ],
+  subtask: [
+    'You are carrying out one subtask of a larger plan. Do only this subtask, then answer with a short',
+    'account of what you did and which files you created or changed.',
+  ],
+};
 
 /**
  * The system message of every generation: who the agent is, which tools it has, then the
- * project's instructions and the user's personal ones, in that order.
+ * project's instructions, the user's personal ones, and the workspace's shared notes, in that order.
  */
-export function buildSystemPrompt(tools: readonly ToolDefinition[], instructions?: InstructionsSummary): string {
+export function buildSystemPrompt(
+  tools: readonly ToolDefinition[],
+  instructions?: InstructionsSummary,
+  notes: readonly Note[] = [],
+  role: AgentRole = 'agent',
+): string {
   const toolLines = tools.map((tool) => `- ${tool.name}: ${tool.description}`);
   const parts = [
     [
@@ -17,13 +40,30 @@ export function buildSystemPrompt(tools: readonly ToolDefinition[], instructions
       'code means the call failed: fix the arguments or try another way. AGENT.PERMISSION_DENIED means',
       'the user or their policy refused the call: do not retry it; use the reason given, or ask the user.',
       'When you are done, answer with a short summary of what you did, without calling a tool.',
+      ...ROLE_LINES[role],
     ].join('\n'),
   ];
   if (instructions?.project) {
     parts.push(`# Project instructions (from ${instructions.project.file})\n\n${instructions.project.content.trim()}`);
   }
   if (instructions?.personal) parts.push(`# Personal instructions of the user\n\n${instructions.personal.trim()}`);
+  const shared = notesSection(notes);
+  if (shared) parts.push(shared);
   return parts.join('\n\n');
+}
+
+/** The newest notes that fit, oldest first; `remember` and "Remember: …" lines add to them. */
+function notesSection(notes: readonly Note[]): string | undefined {
+  const lines: string[] = [];
+  let size = 0;
+  for (const note of [...notes].reverse()) {
+    const line = `- ${note.text}`;
+    if (size + line.length > MAX_PROMPT_NOTES_CHARS) break;
+    lines.unshift(line);
+    size += line.length;
+  }
+  if (lines.length === 0) return undefined;
+  return ['# Shared notes of this workspace (kept by you, the other models and the user)', '', ...lines].join('\n');
 }
 
 /** Marks the runtime's own notes in the history, so they are never mistaken for the user's words. */

@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
-import { Jobs, Queues, type RunTurnJob, runTurnJobSchema } from '@weft/contracts';
+import { Jobs, Queues, type RunTurnJobInput, runTurnJobSchema } from '@weft/contracts';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { GATEWAY_CONFIG, type GatewaySettings } from '../config';
@@ -16,7 +16,7 @@ export class TurnQueue implements OnApplicationShutdown {
     this.queue = new Queue(Queues.agentTurns, { connection: this.connection, prefix: keys.bullPrefix() });
   }
 
-  async enqueue(job: Omit<RunTurnJob, 'kind'>): Promise<void> {
+  async enqueue(job: Omit<RunTurnJobInput, 'kind'>): Promise<void> {
     const data = runTurnJobSchema.parse({ ...job, kind: Jobs.runTurn });
     // Not retried: a turn calls tools that are not idempotent.
     await this.queue.add(Jobs.runTurn, data, {

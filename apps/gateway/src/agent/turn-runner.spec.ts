@@ -3,6 +3,7 @@ import {
   type ChatMessage,
   ErrorCode,
   type ExecRequest,
+  type RunTurnJob,
   type GenerateChunk,
   type GenerateRequest,
   type GenerateResult,
@@ -19,13 +20,19 @@ import type {
   FileToolsPort,
   InferencePort,
   InstructionsSummary,
+  Note,
+  NotesPort,
   PermissionPort,
   SandboxPort,
   ToolCallState,
+  ThreadRef,
   ToolOutcome,
+  TurnProgress,
   TurnSession,
   TurnStore,
 } from './ports';
+import type { Chain } from './chains/chain-schema';
+import type { TurnProgressReport } from './turn-context';
 import { agentTools } from './tools/agent-tools';
 import { type TurnLimits, TurnRunner, pendingToolCalls } from './turn-runner';
 
@@ -35,18 +42,30 @@ const TURN = 'turn_test0001';
 class FakeStore implements TurnStore {
   events: SessionEvent[] = [];
   history: ChatMessage[] = [{ role: 'user', content: 'fix the bug' }];
+  /** Other conversations (delegations, subtasks), by thread id. */
+  threads = new Map<string, ChatMessage[]>();
   record: TurnSession = { ownerId: 'usr_test0001', workspaceId: 'ws_test00001', model: 'tiny', activeTurnId: TURN, maxIterations: null };
   results = new Map<string, ToolOutcome | 'started'>();
   instructions?: InstructionsSummary;
   context?: ContextState;
+  saved = new Map<string, TurnProgress>();
   async session() {
     return this.record;
   }
-  async messages() {
-    return [...this.history];
+  private thread(ref: ThreadRef): ChatMessage[] {
+    if (!ref.threadId) return this.history;
+    const thread = this.threads.get(ref.threadId) ?? [];
+    this.threads.set(ref.threadId, thread);
+    return thread;
   }
-  async appendMessage(_s: string, message: ChatMessage) {
-    this.history.push(message);
+  private key(ref: ThreadRef, callId: string) {
+    return ref.threadId ? `${ref.threadId}/${callId}` : callId;
+  }
+  async messages(ref: ThreadRef) {
+    return [...this.thread(ref)];
+  }
+  async appendMessage(ref: ThreadRef, message: ChatMessage) {
+    this.thread(ref).push(message);
   }
   async appendEvent(_s: string, event: SessionEvent) {
     this.events.push(event);
@@ -54,20 +73,20 @@ class FakeStore implements TurnStore {
   async endTurn(_s: string, turnId: string) {
     if (this.record.activeTurnId === turnId) this.record.activeTurnId = null;
   }
-  async toolCallState(_s: string, callId: string): Promise<ToolCallState> {
-    const stored = this.results.get(callId);
+  async toolCallState(ref: ThreadRef, callId: string): Promise<ToolCallState> {
+    const stored = this.results.get(this.key(ref, callId));
     if (stored === undefined) return { kind: 'new' };
     return stored === 'started' ? { kind: 'unknown' } : { kind: 'done', outcome: stored };
   }
-  async claimToolCall(_s: string, callId: string) {
-    if (this.results.has(callId)) return false;
-    this.results.set(callId, 'started');
+  async claimToolCall(ref: ThreadRef, callId: string) {
+    if (this.results.has(this.key(ref, callId))) return false;
+    this.results.set(this.key(ref, callId), 'started');
     return true;
   }
-  async recordToolResult(_s: string, turnId: string, call: ToolCall, outcome: ToolOutcome) {
-    this.results.set(call.id, outcome);
-    this.history.push({ role: 'tool', toolCallId: call.id, name: call.name, content: outcome.output });
-    this.events.push({ type: 'tool.completed', turnId, callId: call.id, name: call.name, ...outcome });
+  async recordToolResult(ref: ThreadRef, turnId: string, call: ToolCall, outcome: ToolOutcome) {
+    this.results.set(this.key(ref, call.id), outcome);
+    this.thread(ref).push({ role: 'tool', toolCallId: call.id, name: call.name, content: outcome.output });
+    this.events.push({ type: 'tool.completed', turnId, callId: call.id, name: call.name, ...outcome, ...(ref.threadId ? { threadId: ref.threadId } : {}) });
   }
   async saveInstructions(_s: string, instructions: InstructionsSummary) {
     this.instructions = instructions;
@@ -75,8 +94,14 @@ class FakeStore implements TurnStore {
   async contextState() {
     return this.context;
   }
-  async saveContextState(_s: string, state: ContextState) {
+  async saveContextState(_ref: ThreadRef, state: ContextState) {
     this.context = state;
+  }
+  async progress(_s: string, turnId: string) {
+    return this.saved.get(turnId);
+  }
+  async saveProgress(_s: string, turnId: string, progress: TurnProgress) {
+    this.saved.set(turnId, structuredClone(progress));
   }
   types() {
     return this.events.map((e) => e.type);
@@ -133,10 +158,27 @@ interface SetupOptions {
   permissions?: PermissionPort;
   limits?: Partial<TurnLimits>;
   contextSize?: number;
+  /** Roles of the models served; `tiny` is the session's model. */
+  roles?: Record<string, string[]>;
+  chains?: Record<string, Chain>;
+  job?: Partial<RunTurnJob>;
+}
+
+class FakeNotes implements NotesPort {
+  notes: Note[] = [];
+  async list() {
+    return [...this.notes];
+  }
+  async add(_w: string, note: Pick<Note, 'text' | 'source' | 'author'>) {
+    const stored = { id: `note_${this.notes.length + 1}`, ...note, createdAt: new Date().toISOString() };
+    this.notes.push(stored);
+    return stored;
+  }
 }
 
 function setup(steps: Step[], options: SetupOptions = {}) {
   const store = new FakeStore();
+  const notes = new FakeNotes();
   const inference = new ScriptedInference(steps);
   const fileCalls: ToolCallRequest[] = [];
   const execs: ExecRequest[] = [];
@@ -177,11 +219,31 @@ function setup(steps: Step[], options: SetupOptions = {}) {
       permissions: options.permissions ?? allowAll,
       instructions,
       cancellation,
-      models: options.contextSize === undefined ? undefined : { contextSize: async () => options.contextSize },
+      notes,
+      chains: {
+        load: async (_w, name) => {
+          const chain = options.chains?.[name];
+          if (!chain) throw new AppError(ErrorCode.NotFound, `Chain "${name}" not found`);
+          return chain;
+        },
+      },
+      models:
+        options.contextSize === undefined && options.roles === undefined
+          ? undefined
+          : {
+              contextSize: async () => options.contextSize,
+              roles: async (model) => options.roles?.[model] ?? [],
+              withRole: async (role) => Object.entries(options.roles ?? {}).find(([, roles]) => roles.includes(role))?.[0],
+            },
     },
     { maxIterations: options.maxIterations ?? 5, ...options.limits },
   );
-  return { store, inference, runner, fileCalls, execs, cancellation, run: () => runner.run({ sessionId: SESSION, turnId: TURN }) };
+  const progress: TurnProgressReport[] = [];
+  const run = () =>
+    runner.run({ sessionId: SESSION, turnId: TURN, ...options.job }, async (report) => {
+      progress.push(report);
+    });
+  return { store, inference, runner, fileCalls, execs, cancellation, notes, progress, run };
 }
 
 const call = (name: string, args: Record<string, unknown>, id = 'call_1'): ToolCall => ({ id, name, arguments: args });
@@ -218,7 +280,7 @@ describe('TurnRunner', () => {
     expect(second?.messages.at(-1)).toEqual({ role: 'tool', toolCallId: 'call_1', name: 'read_file', content: 'export const x = 1;\n' });
     expect(second?.tools?.map((tool) => tool.name)).toEqual([
       ...['read_file', 'write_file', 'edit_file', 'list_directory', 'search_files', 'glob'],
-      ...['create_directory', 'move_file', 'delete_file', 'run_command', 'execute_code'],
+      ...['create_directory', 'move_file', 'delete_file', 'run_command', 'execute_code', 'remember'],
     ]);
   });
 

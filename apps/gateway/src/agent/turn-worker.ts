@@ -43,7 +43,10 @@ export class TurnWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private async process(job: Job): Promise<void> {
     const parsed = agentJobSchema.safeParse(job.data);
     if (!parsed.success) throw new UnrecoverableError(`Invalid agent job ${job.id}: ${parsed.error.message}`);
-    await this.runner.run(parsed.data);
+    // Planning and chain turns report each subtask or step as the job's progress.
+    await this.runner.run(parsed.data, async (report) => {
+      await job.updateProgress({ ...report });
+    });
   }
 
   /** Lets running turns finish, up to a deadline; a turn cut off is picked up again as stalled. */

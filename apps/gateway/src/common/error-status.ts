@@ -14,6 +14,8 @@ export function statusForCode(code: ErrorCode): number {
     case ErrorCode.UnknownTool:
     case ErrorCode.InvalidToolArguments:
     case ErrorCode.InvalidRequest:
+    case ErrorCode.ChainInvalid:
+    case ErrorCode.NoModelForRole:
       return 400;
     case ErrorCode.Unauthorized:
       return 401;

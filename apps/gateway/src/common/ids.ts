@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 
-export type IdPrefix = 'usr' | 'key' | 'ws' | 'ses' | 'turn' | 'err' | 'perm';
+export type IdPrefix = 'usr' | 'key' | 'ws' | 'ses' | 'turn' | 'err' | 'perm' | 'note';
 
 /** Random, URL- and path-safe ids (`ses_3fJ…`); 16 characters of base64url after the prefix. */
 export function newId(prefix: IdPrefix): string {
@@ -13,6 +13,7 @@ const idOf = (prefix: IdPrefix, what: string) =>
 
 export const userIdSchema = idOf('usr', 'user');
 export const sessionIdSchema = idOf('ses', 'session');
+export const noteIdSchema = idOf('note', 'note');
 
 /** A Redis stream id, as used by `Last-Event-ID` and `?after=`. */
 export const streamIdSchema = z.string().regex(/^\d+(-\d+)?$/, 'not an event id (expected <ms>-<seq>)');

@@ -48,6 +48,28 @@ export class RedisKeys {
   sessionToolResults(sessionId: string) {
     return `${this.prefix}session:${sessionId}:results`;
   }
+  /** The ids of a session's other conversations (delegations, subtasks), so deleting it finds them. */
+  sessionThreads(sessionId: string) {
+    return `${this.prefix}session:${sessionId}:threads`;
+  }
+  threadMessages(sessionId: string, threadId: string) {
+    return `${this.prefix}session:${sessionId}:thread:${threadId}:messages`;
+  }
+  threadToolResults(sessionId: string, threadId: string) {
+    return `${this.prefix}session:${sessionId}:thread:${threadId}:results`;
+  }
+  /** Thread id → its compaction state (JSON). */
+  threadContexts(sessionId: string) {
+    return `${this.prefix}session:${sessionId}:threadctx`;
+  }
+  /** Turn id → how far a planning or chain turn got (JSON), so a resumed run carries on. */
+  turnProgress(sessionId: string) {
+    return `${this.prefix}session:${sessionId}:progress`;
+  }
+  /** A workspace's shared notes: a list of JSON records, oldest first. */
+  workspaceNotes(workspaceId: string) {
+    return `${this.prefix}workspace:${workspaceId}:notes`;
+  }
   turnCancel(turnId: string) {
     return `${this.prefix}turn:${turnId}:cancel`;
   }

@@ -53,6 +53,8 @@ export class PermissionPolicy {
       case 'code':
       case 'other':
         return byName(subject.tool, rules);
+      case 'runtime':
+        return byName(subject.tool, rules, 'allow');
       case 'invalid':
         return { behavior: 'deny', reasons: [subject.message], suggestedRules: [] };
     }
@@ -118,13 +120,14 @@ function files(tool: string, targets: Array<{ action: FileAction; path: string }
   return { behavior: 'allow', rule: decidedBy && scoped(decidedBy), reasons: [], suggestedRules: [] };
 }
 
-function byName(tool: string, rules: Layers): PolicyDecision {
+function byName(tool: string, rules: Layers, fallback: Behavior = 'ask'): PolicyDecision {
   const deniedBy = rules.deny.find((rule) => isToolRule(rule, tool));
   if (deniedBy) return deny(deniedBy, `${tool} matches ${deniedBy.text}`);
   const askedBy = rules.ask.find((rule) => isToolRule(rule, tool));
   if (askedBy) return ask([`${tool} matches ${askedBy.text}`], [], askedBy);
   const allowedBy = rules.allow.find((rule) => isToolRule(rule, tool));
   if (allowedBy) return { behavior: 'allow', rule: scoped(allowedBy), reasons: [], suggestedRules: [] };
+  if (fallback === 'allow') return { behavior: 'allow', reasons: [], suggestedRules: [] };
   return ask([`no rule allows ${tool}`], [tool]);
 }
 

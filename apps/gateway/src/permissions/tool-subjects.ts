@@ -8,6 +8,8 @@ export type PermissionSubject =
   | { kind: 'files'; tool: string; targets: Array<{ action: FileAction; path: string }> }
   | { kind: 'code'; tool: string }
   | { kind: 'other'; tool: string }
+  /** The runtime's own tools (notes, delegation): they touch no file and run nothing themselves. */
+  | { kind: 'runtime'; tool: string }
   | { kind: 'invalid'; tool: string; message: string };
 
 type Field = { name: string; action: FileAction; required: boolean };
@@ -30,6 +32,8 @@ const FILE_TOOLS: Readonly<Record<string, Field[]>> = {
 
 const COMMAND_TOOLS = new Set(['run_command']);
 const CODE_TOOLS = new Set(['execute_code']);
+/** A delegated loop's own calls pass the policy one by one, so handing over a task is allowed by default. */
+const RUNTIME_TOOLS = new Set(['remember', 'delegate']);
 
 export function subjectOf(call: ToolCall): PermissionSubject {
   const tool = call.name;
@@ -39,6 +43,7 @@ export function subjectOf(call: ToolCall): PermissionSubject {
     return { kind: 'command', tool, command };
   }
   if (CODE_TOOLS.has(tool)) return { kind: 'code', tool };
+  if (RUNTIME_TOOLS.has(tool)) return { kind: 'runtime', tool };
   const fields = FILE_TOOLS[tool];
   if (!fields) return { kind: 'other', tool };
   const targets: Array<{ action: FileAction; path: string }> = [];
@@ -60,6 +65,7 @@ export function describeSubject(subject: PermissionSubject): string {
       return subject.targets.map((t) => `${t.action} ${t.path}`).join(', ');
     case 'code':
     case 'other':
+    case 'runtime':
       return subject.tool;
     case 'invalid':
       return subject.message;

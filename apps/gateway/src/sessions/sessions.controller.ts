@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, Header, HttpCode, Param, Patch, Post, Query, Res, UseGuards } from '@nestjs/common';
 import type { Response } from 'express';
+import { chainNameSchema } from '../agent/chains/chain-schema';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
 import { UserAuthGuard } from '../auth/user-auth.guard';
 import { sessionIdSchema } from '../common/ids';
@@ -8,10 +9,12 @@ import {
   type CreateSessionBody,
   type ExportQuery,
   type PostMessageBody,
+  type RunChainBody,
   type UpdateSessionBody,
   createSessionBodySchema,
   exportQuerySchema,
   postMessageBodySchema,
+  runChainBodySchema,
   turnIdSchema,
   updateSessionBodySchema,
 } from './sessions.schemas';
@@ -82,6 +85,17 @@ export class SessionsController {
     @Param('turnId', new ZodValidationPipe(turnIdSchema)) turnId: string,
   ) {
     return this.sessions.cancelTurn(p.userId, id, turnId);
+  }
+
+  @Post(':id/chains/:name')
+  @HttpCode(202)
+  runChain(
+    @CurrentPrincipal() p: Principal,
+    @Param('id', sessionIdPipe) id: string,
+    @Param('name', new ZodValidationPipe(chainNameSchema)) name: string,
+    @Body(new ZodValidationPipe(runChainBodySchema)) body: RunChainBody,
+  ) {
+    return this.sessions.runChain(p.userId, id, name, body);
   }
 
   @Post(':id/messages')

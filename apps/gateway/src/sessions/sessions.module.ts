@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ChainsModule } from '../agent/chains/chains.module';
 import { TurnControlModule } from '../agent/turn-control.module';
 import { TurnQueueModule } from '../agent/turn-queue.module';
 import { EventsModule } from '../events/events.module';
@@ -10,7 +11,7 @@ import { SessionsRepository } from './sessions.repository';
 import { SessionsService } from './sessions.service';
 
 @Module({
-  imports: [EventsModule, ModelsModule, WorkspacesModule, TurnQueueModule, TurnControlModule],
+  imports: [EventsModule, ModelsModule, WorkspacesModule, TurnQueueModule, TurnControlModule, ChainsModule],
   controllers: [SessionsController, SessionEventsController],
   providers: [SessionsRepository, SessionsService],
   exports: [SessionsRepository],

@@ -17,6 +17,8 @@ export interface Session {
   activeTurnId: string | null;
   /** The session's own iteration cap; the server default when null. */
   maxIterations: number | null;
+  /** Turns run in planning mode unless a message asks for the plain loop. */
+  planning: boolean;
   /** The instructions of the latest turn, as added to its system prompt. */
   instructions: InstructionsSummary | null;
   /** The summary that replaces the oldest messages in the prompt, once the history outgrew the context. */
@@ -44,6 +46,7 @@ export class SessionsRepository {
         title: session.title ?? '',
         activeTurnId: '',
         maxIterations: session.maxIterations === null ? '' : String(session.maxIterations),
+        planning: session.planning ? '1' : '',
       })
       .zadd(this.keys.userSessions(session.ownerId), Date.parse(session.createdAt), session.id)
       .exec();
@@ -61,13 +64,15 @@ export class SessionsRepository {
       createdAt: r.createdAt ?? '',
       activeTurnId: r.activeTurnId || null,
       maxIterations: r.maxIterations ? Number(r.maxIterations) : null,
+      planning: r.planning === '1',
       instructions: r.instructions ? (JSON.parse(r.instructions) as InstructionsSummary) : null,
       context: r.context ? (JSON.parse(r.context) as ContextState) : null,
     };
   }
 
-  async update(sessionId: string, changes: { title?: string | null; maxIterations?: number | null }): Promise<void> {
+  async update(sessionId: string, changes: { title?: string | null; maxIterations?: number | null; planning?: boolean }): Promise<void> {
     const fields: Record<string, string> = {};
+    if (changes.planning !== undefined) fields.planning = changes.planning ? '1' : '';
     if (changes.title !== undefined) fields.title = changes.title ?? '';
     if (changes.maxIterations !== undefined) fields.maxIterations = changes.maxIterations === null ? '' : String(changes.maxIterations);
     if (Object.keys(fields).length > 0) await this.redis.hset(this.keys.session(sessionId), fields);
@@ -81,12 +86,17 @@ export class SessionsRepository {
     await this.redis.hset(this.keys.session(sessionId), 'context', JSON.stringify(context));
   }
 
-  /** The record, its messages, log, tool outcomes, open questions and session rules, in one go. */
+  /** The record, its messages, threads, log, tool outcomes, open questions and session rules, in one go. */
   async delete(session: Session): Promise<void> {
     const id = session.id;
+    const threads = await this.redis.smembers(this.keys.sessionThreads(id));
     await this.redis
       .multi()
       .del(
+        ...threads.flatMap((thread) => [this.keys.threadMessages(id, thread), this.keys.threadToolResults(id, thread)]),
+        this.keys.sessionThreads(id),
+        this.keys.threadContexts(id),
+        this.keys.turnProgress(id),
         this.keys.session(id),
         this.keys.sessionMessages(id),
         this.keys.sessionEvents(id),

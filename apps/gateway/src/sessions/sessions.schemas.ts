@@ -10,18 +10,32 @@ export const createSessionBodySchema = z.strictObject({
   title: title.optional(),
   /** This session's cap on model steps per turn, over the server's AGENT_MAX_ITERATIONS. */
   maxIterations: maxIterations.optional(),
+  /** Every turn of the session runs in planning mode unless its message says otherwise. */
+  planning: z.boolean().optional(),
 });
 export type CreateSessionBody = z.infer<typeof createSessionBodySchema>;
 
 export const updateSessionBodySchema = z
-  .strictObject({ title: title.nullable().optional(), maxIterations: maxIterations.nullable().optional() })
-  .refine((body) => body.title !== undefined || body.maxIterations !== undefined, 'give title or maxIterations');
+  .strictObject({ title: title.nullable().optional(), maxIterations: maxIterations.nullable().optional(), planning: z.boolean().optional() })
+  .refine(
+    (body) => body.title !== undefined || body.maxIterations !== undefined || body.planning !== undefined,
+    'give title, maxIterations or planning',
+  );
 export type UpdateSessionBody = z.infer<typeof updateSessionBodySchema>;
 
 export const postMessageBodySchema = z.strictObject({
   content: z.string().min(1, 'must not be empty').max(200_000, 'must be at most 200000 characters'),
+  /** `plan`: planning mode for this turn; `chat`: the plain loop even in a planning session. */
+  mode: z.enum(['chat', 'plan']).optional(),
+  /** `junior`: the task goes straight to the model with the junior role, not the session's model. */
+  to: z.enum(['junior']).optional(),
 });
 export type PostMessageBody = z.infer<typeof postMessageBodySchema>;
+
+export const runChainBodySchema = z.strictObject({
+  inputs: z.record(z.string(), z.string().max(100_000, 'must be at most 100000 characters')).default({}),
+});
+export type RunChainBody = z.infer<typeof runChainBodySchema>;
 
 export const exportQuerySchema = z.object({ format: z.enum(['jsonl', 'markdown']).default('jsonl') });
 export type ExportQuery = z.infer<typeof exportQuerySchema>;

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { AppError, ErrorCode } from '@weft/contracts';
+import { AppError, ErrorCode, type RunTurnJobInput, type TurnMode } from '@weft/contracts';
+import { RpcChainLoader } from '../agent/chains/chain-loader';
+import { resolveInputs } from '../agent/chains/chain-schema';
 import { TurnCancellation } from '../agent/turn-cancellation';
 import { TurnQueue } from '../agent/turn-queue';
 import { newId } from '../common/ids';
@@ -7,7 +9,7 @@ import { EventLogRepository } from '../events/event-log.repository';
 import { ModelsService } from '../models/models.service';
 import { WorkspacesService } from '../workspaces/workspaces.service';
 import { compactionOf, preview, toAuditJsonl, toJsonl, toMarkdown } from './session-export';
-import type { CreateSessionBody, PostMessageBody, UpdateSessionBody } from './sessions.schemas';
+import type { CreateSessionBody, PostMessageBody, RunChainBody, UpdateSessionBody } from './sessions.schemas';
 import { type Session, SessionsRepository } from './sessions.repository';
 
 @Injectable()
@@ -19,6 +21,7 @@ export class SessionsService {
     private readonly models: ModelsService,
     private readonly queue: TurnQueue,
     private readonly cancellation: TurnCancellation,
+    private readonly chains: RpcChainLoader,
   ) {}
 
   async create(ownerId: string, body: CreateSessionBody): Promise<{ id: string }> {
@@ -33,6 +36,7 @@ export class SessionsService {
       createdAt: new Date().toISOString(),
       activeTurnId: null,
       maxIterations: body.maxIterations ?? null,
+      planning: body.planning ?? false,
       instructions: null,
       context: null,
     };
@@ -93,17 +97,51 @@ export class SessionsService {
     return { turnId, status: 'cancelling' };
   }
 
+  /** A turn on the session's model, or straight to the junior; in planning mode where asked for. */
+  async postMessage(ownerId: string, sessionId: string, body: PostMessageBody): Promise<{ turnId: string; mode: TurnMode; model: string }> {
+    const session = await this.owned(ownerId, sessionId);
+    const model = body.to === 'junior' ? await this.juniorModel() : session.model;
+    const mode = body.mode ?? (session.planning ? 'plan' : 'chat');
+    const turnId = await this.startTurn(ownerId, sessionId, body.content, { mode, ...(body.to ? { model } : {}) });
+    return { turnId, mode, model };
+  }
+
+  /** Checks the chain and its inputs before anything is stored, so a bad run is refused with the reason. */
+  async runChain(ownerId: string, sessionId: string, name: string, body: RunChainBody): Promise<{ turnId: string; chain: string; steps: number }> {
+    const session = await this.owned(ownerId, sessionId);
+    const chain = await this.chains.load(session.workspaceId, name);
+    const inputs = resolveInputs(name, chain, body.inputs);
+    const content = `Run chain "${name}"${Object.keys(inputs).length > 0 ? ` with inputs ${JSON.stringify(inputs)}` : ''}`;
+    const turnId = await this.startTurn(ownerId, sessionId, content, { mode: 'chain', chain: { name, inputs } });
+    return { turnId, chain: name, steps: chain.steps.length };
+  }
+
+  private async juniorModel(): Promise<string> {
+    const { models } = await this.models.list();
+    const junior = models.find((m) => m.roles?.includes('junior'));
+    if (junior) return junior.id;
+    throw new AppError(
+      ErrorCode.NoModelForRole,
+      'No model with the role "junior" is being served; give one "roles": ["junior"] in the model registry',
+      { role: 'junior', known: models.map((m) => m.id) },
+    );
+  }
+
   /** Stores the message and logs it before the turn is queued, so no worker sees a turn without it. */
-  async postMessage(ownerId: string, sessionId: string, body: PostMessageBody): Promise<{ turnId: string }> {
-    await this.owned(ownerId, sessionId);
+  private async startTurn(
+    ownerId: string,
+    sessionId: string,
+    content: string,
+    options: Pick<RunTurnJobInput, 'mode' | 'model' | 'chain'>,
+  ): Promise<string> {
     const turnId = newId('turn');
-    const outcome = await this.sessions.beginTurn(sessionId, turnId, body.content);
+    const outcome = await this.sessions.beginTurn(sessionId, turnId, content);
     if (outcome === 'missing') throw notFound(sessionId);
     if (outcome === 'busy') {
       throw new AppError(ErrorCode.TurnInProgress, `Session ${sessionId} is already running a turn`);
     }
     try {
-      await this.queue.enqueue({ sessionId, turnId, userId: ownerId });
+      await this.queue.enqueue({ sessionId, turnId, userId: ownerId, ...options });
     } catch (error) {
       await this.events.append(sessionId, {
         type: 'turn.failed',
@@ -114,7 +152,7 @@ export class SessionsService {
       await this.sessions.endTurn(sessionId, turnId);
       throw error;
     }
-    return { turnId };
+    return turnId;
   }
 
   /** For the event stream: the session must be the caller's. */
@@ -129,6 +167,6 @@ function notFound(sessionId: string): AppError {
   return new AppError(ErrorCode.NotFound, `Session ${sessionId} not found`);
 }
 
-function present({ id, workspaceId, model, title, createdAt, activeTurnId, maxIterations }: Session) {
-  return { id, workspaceId, model, title, createdAt, activeTurnId, maxIterations };
+function present({ id, workspaceId, model, title, createdAt, activeTurnId, maxIterations, planning }: Session) {
+  return { id, workspaceId, model, title, createdAt, activeTurnId, maxIterations, planning };
 }

@@ -43,6 +43,15 @@ describe('scripted turns', () => {
     expect(plan).toEqual({ chunks: ['Looking '], toolCalls: [], finishReason: 'length' });
   });
 
+  it("replays the branch whose `when` matches the conversation's first user message", () => {
+    const branched: Script = {
+      turns: [{ text: 'main' }],
+      branches: [{ when: '^\\[Weft runtime\\] Subtask 2 of', turns: [{ text: 'second subtask' }] }],
+    };
+    expect(planTurn('scripted/p', branched, [user('[Weft runtime] Subtask 2 of 3: tests')]).chunks.join('')).toBe('second subtask');
+    expect(planTurn('scripted/p', branched, [user('[Weft runtime] Subtask 1 of 3: code')]).chunks.join('')).toBe('main');
+  });
+
   it('splits text into word-sized chunks that join back to the original', () => {
     const text = '  Hello,  world!\nNext line ';
     expect(chunkText(text).length).toBeGreaterThan(2);

@@ -26,12 +26,13 @@ export interface PlannedTurn {
 /** What the script answers at this point of the conversation, cut to `maxTokens` chunks. */
 export function planTurn(modelId: string, script: Script, messages: readonly ChatMessage[], maxTokens?: number): PlannedTurn {
   const step = scriptStep(messages);
-  const turn = script.turns[step];
+  const turns = turnsFor(script, messages);
+  const turn = turns[step];
   if (!turn) {
     throw new AppError(
       ErrorCode.ScriptExhausted,
-      `Script "${modelId}" has ${script.turns.length} turns; the conversation asks for turn ${step + 1}`,
-      { model: modelId, step, turns: script.turns.length },
+      `Script "${modelId}" has ${turns.length} turns here; the conversation asks for turn ${step + 1}`,
+      { model: modelId, step, turns: turns.length },
     );
   }
   const chunks = chunkText(turn.text ?? '');
@@ -44,6 +45,12 @@ export function planTurn(modelId: string, script: Script, messages: readonly Cha
     arguments: call.arguments,
   }));
   return { chunks, toolCalls, finishReason: toolCalls.length > 0 ? 'tool_calls' : 'stop' };
+}
+
+/** The branch whose `when` matches the conversation's first user message, else the main turns. */
+function turnsFor(script: Script, messages: readonly ChatMessage[]): Script['turns'] {
+  const first = messages.find((m) => m.role === 'user')?.content ?? '';
+  return script.branches?.find((branch) => new RegExp(branch.when).test(first))?.turns ?? script.turns;
 }
 
 /** A rough token count (4 characters a token) for usage figures of a model that has no tokenizer. */

@@ -27,7 +27,8 @@ export class ScriptedDriver implements InferenceDriver {
       const id = SCRIPTED_PREFIX + name;
       try {
         const script = await this.readScript(id, name);
-        models.push({ id, provider: 'scripted', contextSize: script.contextSize ?? SCRIPTED_DEFAULT_CONTEXT });
+        const roles = script.roles ? { roles: script.roles } : {};
+        models.push({ id, provider: 'scripted', contextSize: script.contextSize ?? SCRIPTED_DEFAULT_CONTEXT, ...roles });
       } catch (error) {
         this.log.warn({ model: id, err: error }, 'skipping invalid script');
       }

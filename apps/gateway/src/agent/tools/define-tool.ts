@@ -1,11 +1,17 @@
 import { ErrorCode, type ToolDefinition } from '@weft/contracts';
 import { z } from 'zod';
-import type { FileToolsPort, SandboxPort } from '../ports';
+import type { FileToolsPort, Note, SandboxPort } from '../ports';
 
 export interface ToolContext {
   workspaceId: string;
   files: FileToolsPort;
   sandbox: SandboxPort;
+  /** The id of the call being run. */
+  callId?: string;
+  /** Stores a shared note of the workspace. */
+  remember?: (text: string) => Promise<Note>;
+  /** Runs a task in the junior model's own loop; absent where delegation is not offered. */
+  delegate?: (task: string, callId: string) => Promise<ToolOutcome>;
 }
 
 export interface ToolOutcome {
@@ -16,18 +22,26 @@ export interface ToolOutcome {
 /** A tool the model can call: its definition, and a `run` that parses arguments before executing. */
 export interface AgentTool {
   definition: ToolDefinition;
+  /** Keeps its own steps, so a rerun after a crash carries it on rather than refusing to run it twice. */
+  resumable?: boolean;
   run(args: unknown, context: ToolContext): Promise<ToolOutcome>;
 }
 
 export function defineTool<S extends z.ZodType>(
   name: string,
-  spec: { description: string; parameters: S; execute: (args: z.infer<S>, context: ToolContext) => Promise<ToolOutcome> },
+  spec: {
+    description: string;
+    parameters: S;
+    execute: (args: z.infer<S>, context: ToolContext) => Promise<ToolOutcome>;
+    resumable?: boolean;
+  },
 ): AgentTool {
   // `$schema` is noise to a model; the rest is what it needs to fill the arguments in.
   const parameters: Record<string, unknown> = { ...z.toJSONSchema(spec.parameters, { io: 'input' }) };
   delete parameters.$schema;
   return {
     definition: { name, description: spec.description, parameters },
+    ...(spec.resumable ? { resumable: true } : {}),
     async run(args, context) {
       const parsed = spec.parameters.safeParse(args);
       if (parsed.success) return spec.execute(parsed.data, context);
