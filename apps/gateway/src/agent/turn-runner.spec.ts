@@ -544,3 +544,211 @@ describe('TurnRunner usage and context', () => {
     expect(t.store.context).toMatchObject({ measured: { messages: 1, promptTokens: 10 } });
   });
 });
+
+describe('TurnRunner delegation', () => {
+  const roles = { tiny: ['senior'], little: ['junior'] };
+
+  it('gives a senior the delegate tool; the junior runs its own loop and its answer goes back to the senior for review', async () => {
+    const t = setup(
+      [
+        { toolCalls: [call('delegate', { task: 'add a test for parse()' }, 'call_d')] },
+        { toolCalls: [call('write_file', { path: 'parse.test.ts', content: 'test' }, 'call_j')] },
+        { text: 'Added parse.test.ts.' },
+        { text: 'The junior added a test; I checked it.' },
+      ],
+      { roles },
+    );
+    await t.run();
+    const [senior, junior, juniorAgain, review] = t.inference.requests;
+    expect(senior?.tools?.map((tool) => tool.name)).toContain('delegate');
+    expect(junior).toMatchObject({ model: 'little', sessionId: `${SESSION}:del_call_d` });
+    expect(junior?.tools?.map((tool) => tool.name)).not.toContain('delegate');
+    expect(junior?.messages.at(-1)).toEqual({ role: 'user', content: 'add a test for parse()' });
+    expect(juniorAgain?.messages.at(-1)).toMatchObject({ role: 'tool', toolCallId: 'call_j' });
+    expect(review?.model).toBe('tiny');
+    expect(review?.messages.at(-1)).toMatchObject({ role: 'tool', toolCallId: 'call_d', content: expect.stringContaining('Added parse.test.ts.') });
+    expect(t.store.types()).toEqual([
+      'turn.started',
+      'tool.called',
+      'delegation.started',
+      'tool.called',
+      'tool.completed',
+      'message.delta',
+      'delegation.completed',
+      'tool.completed',
+      'message.delta',
+      'message.completed',
+      'turn.completed',
+    ]);
+    const juniorEvents = t.store.events.filter((e) => 'threadId' in e && e.threadId === 'del_call_d').map((e) => e.type);
+    expect(juniorEvents).toEqual(['delegation.started', 'tool.called', 'tool.completed', 'message.delta', 'delegation.completed']);
+    expect(t.store.history.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+    expect(t.store.threads.get('del_call_d')?.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+  });
+
+  it('offers no delegate tool to a model without the senior role, nor when no junior is served', async () => {
+    const plain = setup([{ text: 'hi' }], { roles: { tiny: [], little: ['junior'] } });
+    await plain.run();
+    expect(plain.inference.requests[0]?.tools?.map((tool) => tool.name)).not.toContain('delegate');
+    const alone = setup([{ text: 'hi' }], { roles: { tiny: ['senior'] } });
+    await alone.run();
+    expect(alone.inference.requests[0]?.tools?.map((tool) => tool.name)).not.toContain('delegate');
+  });
+
+  it('runs a task sent straight to the junior on the junior model', async () => {
+    const t = setup([{ text: 'done locally' }], { roles, job: { model: 'little' } });
+    await t.run();
+    expect(t.inference.requests[0]?.model).toBe('little');
+    expect(t.store.events[0]).toMatchObject({ type: 'turn.started', model: 'little' });
+  });
+
+  it('carries a delegation on after a crash instead of refusing to run it again', async () => {
+    const t = setup([{ text: 'Added it.' }, { text: 'Reviewed.' }], { roles });
+    t.store.history.push({ role: 'assistant', content: '', toolCalls: [call('delegate', { task: 'add it' }, 'call_d')] });
+    t.store.results.set('call_d', 'started');
+    t.store.threads.set('del_call_d', [{ role: 'user', content: 'add it' }]);
+    await t.run();
+    expect(t.inference.requests[0]).toMatchObject({ model: 'little' });
+    expect(t.store.history.find((m) => m.role === 'tool')?.content).toContain('Added it.');
+    expect(t.store.types().filter((type) => type === 'delegation.started')).toHaveLength(0);
+  });
+});
+
+describe('TurnRunner notes', () => {
+  it('stores the remember tool and "Remember:" lines as notes of the workspace and puts them in the next prompt', async () => {
+    const t = setup([
+      { toolCalls: [call('remember', { note: 'tests run with npm run test:unit' })] },
+      { text: 'Done.\nNote for Junior: keep functions small' },
+      { text: 'again' },
+    ]);
+    await t.run();
+    expect(t.notes.notes.map((n) => [n.text, n.source])).toEqual([
+      ['tests run with npm run test:unit', 'tool'],
+      ['Note for Junior: keep functions small', 'answer'],
+    ]);
+    expect(t.store.events.filter((e) => e.type === 'note.saved')).toHaveLength(2);
+    t.store.record.activeTurnId = TURN;
+    t.store.history.push({ role: 'user', content: 'next' });
+    await t.run();
+    const system = t.inference.requests[2]?.messages[0]?.content;
+    expect(system).toContain('- tests run with npm run test:unit\n- Note for Junior: keep functions small');
+  });
+});
+
+describe('TurnRunner planning mode', () => {
+  it('writes a plan, lists subtasks, runs each in its own conversation with what came before, then sums up', async () => {
+    const t = setup(
+      [
+        { text: 'Plan: add a parser, then its tests.' },
+        { text: '{"subtasks": [{"title": "Parser", "description": "write src/parse.ts"}, {"title": "Tests", "description": "test it"}]}' },
+        { toolCalls: [call('write_file', { path: 'src/parse.ts', content: 'x' }, 'call_p')] },
+        { text: 'Wrote the parser.' },
+        { text: 'Tests written.' },
+        { text: 'Both subtasks are done.' },
+      ],
+      { job: { mode: 'plan' } },
+    );
+    await t.run();
+    expect(t.store.types().filter((type) => !type.startsWith('message.') && !type.startsWith('tool.'))).toEqual([
+      'turn.started',
+      'plan.created',
+      'subtask.started',
+      'subtask.completed',
+      'subtask.started',
+      'subtask.completed',
+      'turn.completed',
+    ]);
+    expect(t.store.events.find((e) => e.type === 'plan.created')).toMatchObject({
+      plan: 'Plan: add a parser, then its tests.',
+      subtasks: [{ title: 'Parser' }, { title: 'Tests' }],
+    });
+    const second = t.inference.requests[4];
+    expect(second?.sessionId).toBe(`${SESSION}:sub_${TURN}_2`);
+    const brief = second?.messages[1]?.content ?? '';
+    expect(brief).toContain('Subtask 2 of 2: Tests');
+    expect(brief).toContain('Plan: add a parser');
+    expect(brief).toContain('1. Parser (completed): Wrote the parser.');
+    expect(brief).toContain('- src/parse.ts');
+    expect(t.inference.requests[1]?.jsonSchema).toBeDefined();
+    expect(t.store.events.at(-2)).toMatchObject({ type: 'message.completed', content: 'Both subtasks are done.' });
+    expect(t.progress.map((p) => p.phase)).toEqual(['planning', 'subtask', 'subtask', 'summary']);
+  });
+
+  it('stops a subtask whose same error comes back three times and goes on with the next', async () => {
+    const failing = { isError: true, output: 'TOOLS.FILE_NOT_FOUND: No such file: a.ts' };
+    const files: FileToolsPort = { call: async () => failing };
+    const read = (id: string, path: string) => ({ toolCalls: [call('read_file', { path }, id)] });
+    const t = setup(
+      [
+        { text: 'plan' },
+        { text: '1. First: read\n2. Second: finish' },
+        read('c1', 'a.ts'),
+        read('c2', 'b.ts'),
+        read('c3', 'c.ts'),
+        { text: 'Could not find the files.' },
+        { text: 'Second done.' },
+        { text: 'Summary.' },
+      ],
+      { job: { mode: 'plan' }, files },
+    );
+    await t.run();
+    const completed = t.store.events.filter((e) => e.type === 'subtask.completed');
+    expect(completed.map((e) => e.type === 'subtask.completed' && [e.title, e.status])).toEqual([
+      ['First', 'stopped'],
+      ['Second', 'completed'],
+    ]);
+    expect(t.store.types().at(-1)).toBe('turn.completed');
+  });
+
+  it('resumes a planning turn after the last finished subtask without planning again', async () => {
+    const t = setup([{ text: 'Second done.' }, { text: 'Summary.' }], { job: { mode: 'plan' } });
+    t.store.saved.set(TURN, {
+      kind: 'plan',
+      plan: 'p',
+      subtasks: [
+        { title: 'One', description: 'a' },
+        { title: 'Two', description: 'b' },
+      ],
+      finished: [{ status: 'completed', summary: 'One done.', files: [] }],
+    });
+    await t.run();
+    expect(t.inference.requests).toHaveLength(2);
+    expect(t.inference.requests[0]?.messages[1]?.content).toContain('Subtask 2 of 2: Two');
+    expect(t.store.types()).not.toContain('plan.created');
+  });
+});
+
+describe('TurnRunner chains', () => {
+  const chain: Chain = {
+    inputs: { issue: {} },
+    steps: [
+      { name: 'find', prompt: 'Find where {{ inputs.issue }} happens' },
+      { name: 'test', tool: 'run_command', arguments: { command: 'npm test -- {{ steps.find.output }}' } },
+      { name: 'fix', prompt: 'Fix it; the tests said: {{ steps.test.output }}' },
+    ],
+  };
+
+  it('runs prompt and tool steps in order, each fed the outputs of the earlier ones, and logs each step', async () => {
+    const t = setup([{ text: 'parser.ts' }, { text: 'Fixed.' }], {
+      chains: { 'fix-bug': chain },
+      job: { mode: 'chain', chain: { name: 'fix-bug', inputs: { issue: 'the crash' } } },
+    });
+    await t.run();
+    expect(t.inference.requests[0]?.messages.at(-1)).toEqual({ role: 'user', content: 'Find where the crash happens' });
+    expect(t.execs).toEqual([expect.objectContaining({ command: 'npm test -- parser.ts' })]);
+    expect(t.inference.requests[1]?.messages.at(-1)?.content).toContain('Fix it; the tests said: exit code: 0');
+    const steps = t.store.events.filter((e) => e.type === 'chain.step.completed');
+    expect(steps.map((e) => e.type === 'chain.step.completed' && [e.step, e.isError])).toEqual([
+      ['find', false],
+      ['test', false],
+      ['fix', false],
+    ]);
+    expect(t.store.events.at(-2)).toMatchObject({ type: 'message.completed', content: 'Fixed.' });
+  });
+
+  it('fails the turn with the reason when the chain is gone', async () => {
+    const t = setup([], { job: { mode: 'chain', chain: { name: 'missing', inputs: {} } } });
+    await t.run();
+    expect(t.store.events.at(-1)).toMatchObject({ type: 'turn.failed', code: ErrorCode.NotFound });
+  });
+});

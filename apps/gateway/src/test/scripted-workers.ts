@@ -47,8 +47,9 @@ export function putFile(workspaceId: string, path: string, content: string): voi
   scriptedWorld.files.set(`${workspaceId}:${path}`, content);
 }
 
+/** Generations of the session, its delegated and subtask conversations (`<session>:<thread>`) included. */
 export function requestsOf(sessionId: string): GenerateRequest[] {
-  return scriptedWorld.generateRequests.filter((r) => r.sessionId === sessionId);
+  return scriptedWorld.generateRequests.filter((r) => r.sessionId === sessionId || r.sessionId?.startsWith(`${sessionId}:`));
 }
 
 let callCounter = 0;
@@ -57,13 +58,20 @@ let callCounter = 0;
 class ScriptedWorkersController {
   @MessagePattern(Routes.inferenceListModels.subject)
   listModels() {
-    return { models: [{ id: 'tiny', provider: 'scripted', contextSize: 4096 }] };
+    return {
+      models: [
+        { id: 'tiny', provider: 'scripted', contextSize: 4096 },
+        { id: 'senior', provider: 'scripted', contextSize: 4096, roles: ['senior'] },
+        { id: 'junior', provider: 'scripted', contextSize: 4096, roles: ['junior'] },
+      ],
+    };
   }
 
   @MessagePattern(Routes.inferenceGenerate.subject)
   generate(@Payload() request: GenerateRequest): Observable<GenerateChunk> {
     scriptedWorld.generateRequests.push(request);
-    const steps = scriptedWorld.scripts.get(request.sessionId ?? '') ?? [];
+    // A delegated or subtask conversation (`<session>:<thread>`) takes the session's next steps.
+    const steps = scriptedWorld.scripts.get((request.sessionId ?? '').split(':')[0] ?? '') ?? [];
     const step = steps.shift() ?? { text: 'done' };
     return new Observable<GenerateChunk>((subscriber) => {
       const text = step.text ?? '';
