@@ -27,6 +27,9 @@ const sessionSchema = z.object({
 const sessionListSchema = z.object({
   sessions: z.array(z.object({ ...sessionFields, preview: z.string().nullish() })),
 });
+const noteSchema = z.object({ id: z.string(), text: z.string(), source: z.string(), author: z.string(), createdAt: z.string() });
+const notesSchema = z.object({ notes: z.array(noteSchema) });
+const notesPath = (workspaceId: string) => `/v1/workspaces/${encodeURIComponent(workspaceId)}/notes`;
 const ruleListsSchema = z.object({ allow: z.array(z.string()), ask: z.array(z.string()), deny: z.array(z.string()) });
 const scopeRulesSchema = z.object({ scope: z.string(), rules: ruleListsSchema });
 const wireErrorBodySchema = z.object({
@@ -38,6 +41,12 @@ export type Models = z.infer<typeof modelsSchema>;
 export type Session = z.infer<typeof sessionSchema>;
 export type SessionSummary = z.infer<typeof sessionListSchema>['sessions'][number];
 export type ScopeRules = z.infer<typeof scopeRulesSchema>;
+export type Note = z.infer<typeof noteSchema>;
+/** How a message runs: planning mode, or straight to the junior model. */
+export interface TurnOptions {
+  readonly mode?: 'chat' | 'plan';
+  readonly to?: 'junior';
+}
 /** The scopes a user reads rules of; `server` is the admin's. */
 export type RuleScope = { readonly scope: 'user' } | { readonly scope: 'workspace' | 'session'; readonly id: string };
 export type FetchFn = typeof fetch;
@@ -104,10 +113,29 @@ export class ApiClient {
     return this.json('GET', path, scopeRulesSchema);
   }
 
-  async postMessage(sessionId: string, content: string): Promise<string> {
+  async postMessage(sessionId: string, content: string, options: TurnOptions = {}): Promise<string> {
     const path = `/v1/sessions/${encodeURIComponent(sessionId)}/messages`;
-    const { turnId } = await this.json('POST', path, turnSchema, jsonBody({ content }));
+    const { turnId } = await this.json('POST', path, turnSchema, jsonBody({ content, ...options }));
     return turnId;
+  }
+
+  /** The workspace's shared notes, oldest first. */
+  async listNotes(workspaceId: string): Promise<Note[]> {
+    const { notes } = await this.json('GET', notesPath(workspaceId), notesSchema);
+    return notes;
+  }
+
+  async addNote(workspaceId: string, text: string): Promise<Note> {
+    return this.json('POST', notesPath(workspaceId), noteSchema, jsonBody({ text }));
+  }
+
+  async deleteNote(workspaceId: string, noteId: string): Promise<void> {
+    await this.send('DELETE', `${notesPath(workspaceId)}/${encodeURIComponent(noteId)}`, {});
+  }
+
+  async clearNotes(workspaceId: string): Promise<number> {
+    const { deleted } = await this.json('DELETE', notesPath(workspaceId), z.object({ deleted: z.number() }));
+    return deleted;
   }
 
   /** Answers a permission question the agent is waiting on. */

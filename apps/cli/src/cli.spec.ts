@@ -195,6 +195,21 @@ describe('the weft command', () => {
     expect(result.stderr).toContain('weft chat --session ses_3');
   });
 
+  it('sends /plan and /local tasks with their mode from chat, and --plan / --local from run', async () => {
+    gateway = await startStubGateway({ key: KEY, turns: [completedTurn, completedTurn, completedTurn, completedTurn] });
+    const auth = { ...env, WEFT_URL: gateway.url, WEFT_KEY: KEY };
+    const chat = await weft(['chat', '--session', 'ses_1'], auth, '/plan add a login page\n/local rename x to y\n/usr/bin/env is missing\n/quit\n');
+    expect(chat.code).toBe(0);
+    const run = await weft(['run', 'split the parser', '--session', 'ses_1', '--plan', '--local'], auth);
+    expect(run.code).toBe(0);
+    expect(gateway.posted).toEqual([
+      { sessionId: 'ses_1', content: 'add a login page', mode: 'plan' },
+      { sessionId: 'ses_1', content: 'rename x to y', to: 'junior' },
+      { sessionId: 'ses_1', content: '/usr/bin/env is missing' },
+      { sessionId: 'ses_1', content: 'split the parser', mode: 'plan', to: 'junior' },
+    ]);
+  });
+
   it('allows what the agent asks, once each, with --yes', async () => {
     gateway = await startStubGateway({ key: KEY, turns: [askingTurn] });
     const result = await weft(['run', 'test it', '--session', 'ses_1', '--yes'], { ...env, WEFT_URL: gateway.url, WEFT_KEY: KEY });

@@ -32,6 +32,34 @@ describe('chat slash commands', () => {
     expect(isSlashCommand('/resume ses_2')).toBe(true);
     expect(isSlashCommand('fix /etc/hosts')).toBe(false);
     expect(isSlashCommand('// a comment')).toBe(false);
+    expect(isSlashCommand('/plan add a login page')).toBe(true);
+    expect(isSlashCommand('/usr/bin/env python3 tools/gen.py fails, why?')).toBe(false);
+    expect(isSlashCommand('/tmp/x.log has the error')).toBe(false);
+  });
+
+  it('turns /plan and /local into a task with its mode, and asks for the task when it is missing', async () => {
+    const t = await setup();
+    expect(await t.commands.run('/plan add OAuth login')).toEqual({ turn: 'add OAuth login', options: { mode: 'plan' } });
+    expect(await t.commands.run('/local rename foo to bar')).toEqual({ turn: 'rename foo to bar', options: { to: 'junior' } });
+    expect(await t.commands.run('/plan')).toBe('continue');
+    expect(t.output.err).toContain('usage: /plan <task>');
+  });
+
+  it("lists, adds, removes and clears the workspace's shared notes with /memory", async () => {
+    const t = await setup();
+    await t.commands.run('/memory');
+    expect(t.output.out).toContain('no notes yet');
+    await t.commands.run('/memory add tests run with npm run test:unit');
+    await t.commands.run('/memory add keep functions small');
+    expect(t.gateway.notes.get('ws_1')?.map((n) => n.text)).toEqual(['tests run with npm run test:unit', 'keep functions small']);
+    await t.commands.run('/memory');
+    expect(t.output.out).toMatch(/note_1 {2}tests run with npm run test:unit {2}\(usr_1\)/);
+    await t.commands.run('/memory rm note_1');
+    await t.commands.run('/memory rm note_9');
+    expect(t.output.err).toContain('Note note_9 not found');
+    await t.commands.run('/memory clear');
+    expect(t.output.out).toContain('removed 1 notes');
+    expect(t.gateway.notes.get('ws_1')).toEqual([]);
   });
 
   it('quits on /quit and /exit and goes on after everything else', async () => {
@@ -44,7 +72,7 @@ describe('chat slash commands', () => {
   it('lists every command in /help', async () => {
     const t = await setup();
     await t.commands.run('/help');
-    for (const command of ['/help', '/sessions', '/resume <id>', '/clear', '/permissions', '/exit, /quit']) {
+    for (const command of ['/help', '/sessions', '/resume <id>', '/clear', '/permissions', '/plan <task>', '/local <task>', '/memory', '/exit, /quit']) {
       expect(t.output.out).toContain(command);
     }
   });

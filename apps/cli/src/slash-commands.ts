@@ -1,4 +1,4 @@
-import type { ApiClient, ScopeRules, SessionSummary } from './api-client';
+import type { ApiClient, ScopeRules, SessionSummary, TurnOptions } from './api-client';
 import { ApiError, formatError } from './errors';
 import type { Colors, Output } from './render';
 
@@ -7,8 +7,8 @@ export interface ChatState {
   sessionId: string;
 }
 
-/** `quit` ends the chat; `continue` reads the next line. */
-export type SlashOutcome = 'quit' | 'continue';
+/** `quit` ends the chat; `continue` reads the next line; a turn sends its task as `/plan` or `/local` asked. */
+export type SlashOutcome = 'quit' | 'continue' | { readonly turn: string; readonly options: TurnOptions };
 
 /** Sessions `/sessions` lists; `GET /v1/sessions` returns them all. */
 export const MAX_LISTED_SESSIONS = 20;
@@ -20,11 +20,15 @@ const HELP: ReadonlyArray<readonly [string, string]> = [
   ['/resume <id>', 'switch to another session'],
   ['/clear', 'start a new session on the same workspace and model'],
   ['/permissions', "the permission rules of this session and your own"],
+  ['/plan <task>', 'planning mode: a plan, then each subtask in its own loop'],
+  ['/local <task>', 'send the task straight to the junior (local) model'],
+  ['/memory', "the workspace's shared notes; /memory add <text>, /memory rm <id>, /memory clear"],
   ['/exit, /quit', 'leave (Ctrl-D too)'],
 ];
 
+/** `/help`, `/plan do x`; not `/usr/bin/env python3 x.py`, which is a message that starts with a path. */
 export function isSlashCommand(line: string): boolean {
-  return /^\/[a-z]/i.test(line);
+  return /^\/[a-z]+(?:\s|$)/i.test(line);
 }
 
 /**
@@ -42,6 +46,7 @@ export class SlashCommands {
 
   async run(line: string): Promise<SlashOutcome> {
     const [name = '', ...args] = line.trim().split(/\s+/);
+    const rest = line.trim().slice(name.length).trim();
     try {
       switch (name.toLowerCase()) {
         case '/exit':
@@ -62,6 +67,13 @@ export class SlashCommands {
         case '/permissions':
           await this.permissions();
           break;
+        case '/plan':
+          return this.task('/plan', rest, { mode: 'plan' });
+        case '/local':
+          return this.task('/local', rest, { to: 'junior' });
+        case '/memory':
+          await this.memory(args[0], rest.slice(args[0]?.length ?? 0).trim());
+          break;
         default:
           this.err.write(`${this.c.yellow(`unknown command ${name}`)}: /help lists them\n`);
       }
@@ -70,6 +82,36 @@ export class SlashCommands {
       this.err.write(`${this.c.red(formatError(error))}\n`);
     }
     return 'continue';
+  }
+
+  private task(command: string, task: string, options: TurnOptions): SlashOutcome {
+    if (task) return { turn: task, options };
+    this.err.write(`${this.c.yellow('usage')}: ${command} <task>\n`);
+    return 'continue';
+  }
+
+  private async memory(action: string | undefined, text: string): Promise<void> {
+    const { workspaceId } = await this.client.getSession(this.state.sessionId);
+    switch (action?.toLowerCase()) {
+      case undefined:
+      case 'list': {
+        const notes = await this.client.listNotes(workspaceId);
+        if (notes.length === 0) return void this.out.write(this.c.dim('no notes yet: the agent adds them with remember, you with /memory add <text>\n'));
+        for (const note of notes) this.out.write(`${this.c.dim(note.id)}  ${note.text}  ${this.c.dim(`(${note.author})`)}\n`);
+        return;
+      }
+      case 'add':
+        if (!text) return void this.err.write(`${this.c.yellow('usage')}: /memory add <text>\n`);
+        return void this.out.write(this.c.dim(`noted ${(await this.client.addNote(workspaceId, text)).id}\n`));
+      case 'rm':
+        if (!text) return void this.err.write(`${this.c.yellow('usage')}: /memory rm <note id> (see /memory)\n`);
+        await this.client.deleteNote(workspaceId, text);
+        return void this.out.write(this.c.dim(`removed ${text}\n`));
+      case 'clear':
+        return void this.out.write(this.c.dim(`removed ${await this.client.clearNotes(workspaceId)} notes\n`));
+      default:
+        this.err.write(`${this.c.yellow(`unknown /memory action ${action}`)}: list, add <text>, rm <id> or clear\n`);
+    }
   }
 
   private help(): void {

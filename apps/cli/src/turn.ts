@@ -1,5 +1,5 @@
 import type { StoredSessionEvent } from '@weft/contracts';
-import type { ApiClient, PermissionAnswer } from './api-client';
+import type { ApiClient, PermissionAnswer, TurnOptions } from './api-client';
 import { ProtocolError } from './errors';
 import type { Output, TurnRenderer } from './render';
 import { followEvents } from './sse';
@@ -28,10 +28,16 @@ export type PermissionRequest = Extract<StoredSessionEvent, { type: 'permission.
  * Sends one message and follows its turn to the end. Reads `lastEventId` before posting, so no
  * event of the turn can slip between the post and the subscription (docs/api.md).
  */
-export async function runTurn(deps: TurnDeps, sessionId: string, content: string, signal?: AbortSignal): Promise<TurnOutcome> {
+export async function runTurn(
+  deps: TurnDeps,
+  sessionId: string,
+  content: string,
+  signal?: AbortSignal,
+  options: TurnOptions = {},
+): Promise<TurnOutcome> {
   const { client, renderer, jsonOut } = deps;
   const { lastEventId } = await client.getSession(sessionId);
-  const turnId = await client.postMessage(sessionId, content);
+  const turnId = await client.postMessage(sessionId, content, options);
   const events = followEvents(client, sessionId, {
     after: lastEventId ?? undefined,
     signal,

@@ -1,5 +1,6 @@
 import { createInterface } from 'node:readline/promises';
 import { Command } from 'commander';
+import type { TurnOptions } from '../api-client';
 import { connect, errColors, outColors, status, type CliContext } from '../context';
 import { ApiError, formatError } from '../errors';
 import { terminalPermissionPrompt } from '../permission-prompt';
@@ -46,11 +47,14 @@ export function chatCommand(ctx: CliContext): Command {
         prompt();
         const next = await lines.next();
         if (next.done) break;
-        const content = String(next.value).trim();
+        let content = String(next.value).trim();
         if (!content) continue;
+        let options: TurnOptions = {};
         if (isSlashCommand(content)) {
-          if ((await commands.run(content)) === 'quit') break;
-          continue;
+          const outcome = await commands.run(content);
+          if (outcome === 'quit') break;
+          if (outcome === 'continue') continue;
+          ({ turn: content, options } = outcome);
         }
         turn = new AbortController();
         try {
@@ -59,6 +63,7 @@ export function chatCommand(ctx: CliContext): Command {
             state.sessionId,
             content,
             turn.signal,
+            options,
           );
         } catch (error) {
           renderer.endLine();

@@ -10,6 +10,8 @@ import { withTargetOptions } from './target-options';
 interface RunOptions extends SessionTargetOptions {
   readonly json?: boolean;
   readonly yes?: boolean;
+  readonly plan?: boolean;
+  readonly local?: boolean;
 }
 
 export function runCommand(ctx: CliContext): Command {
@@ -20,7 +22,9 @@ export function runCommand(ctx: CliContext): Command {
   )
     .option('--json', 'print the raw session events as JSON lines')
     .option('-y, --yes', 'allow every action the agent asks permission for, once each, without asking')
-    .addHelpText('after', '\nExamples:\n  weft run "fix the failing test" --dir .\n  weft run "now add a changelog entry" --session ses_…')
+    .option('--plan', 'planning mode: a plan, a list of subtasks, then each subtask in its own loop')
+    .option('--local', 'send the task straight to the junior (local) model')
+    .addHelpText('after', '\nExamples:\n  weft run "fix the failing test" --dir .\n  weft run "now add a changelog entry" --session ses_…\n  weft run "add OAuth login" --plan --model scripted/senior')
     .action(async (task: string, options: RunOptions) => {
       const client = await connect(ctx);
       const sessionId = await openSession(ctx, client, options, task.slice(0, 80));
@@ -47,6 +51,7 @@ export function runCommand(ctx: CliContext): Command {
           sessionId,
           task,
           interrupted.signal,
+          { ...(options.plan ? { mode: 'plan' as const } : {}), ...(options.local ? { to: 'junior' as const } : {}) },
         );
         if (outcome.status === 'failed') ctx.exitCode = 1;
       } catch (error) {

@@ -43,8 +43,10 @@ export interface StubGateway {
   readonly uploads: Buffer[];
   /** Permission answers the CLI posted, in order. */
   readonly answers: Array<{ requestId: string; decision: string; reason?: string }>;
-  /** Messages the CLI posted, with the session each went to. */
-  readonly posted: Array<{ sessionId: string; content: string }>;
+  /** Messages the CLI posted, with the session each went to and how it asked it to run. */
+  readonly posted: Array<{ sessionId: string; content: string; mode?: string; to?: string }>;
+  /** Shared notes by workspace, as the notes routes keep them. */
+  readonly notes: Map<string, Array<{ id: string; text: string; source: string; author: string; createdAt: string }>>;
   /** Sessions the CLI created. */
   readonly created: Array<{ id: string; workspaceId: string; model: string }>;
   close(): Promise<void>;
@@ -63,6 +65,7 @@ export async function startStubGateway(options: StubGatewayOptions): Promise<Stu
   const answers: StubGateway['answers'] = [];
   const posted: StubGateway['posted'] = [];
   const created: StubGateway['created'] = [];
+  const notes: StubGateway['notes'] = new Map();
   const sessions = new Map<string, StubSession & { createdAt: string }>();
   for (const [index, session] of [{ id: 'ses_1', workspaceId: 'ws_1', model: 'tiny' }, ...(options.sessions ?? [])].entries()) {
     sessions.set(session.id, { ...session, createdAt: new Date(index * 60_000).toISOString() });
@@ -124,6 +127,21 @@ export async function startStubGateway(options: StubGatewayOptions): Promise<Stu
       const { id, workspaceId, model, title, createdAt, messages } = session;
       return json(res, 200, { id, workspaceId, model, title: title ?? null, createdAt, activeTurnId: null, lastEventId, messages: messages ?? [] });
     }
+    const notesRoute = /^(GET|POST|DELETE) \/v1\/workspaces\/([\w-]+)\/notes(?:\/([\w-]+))?$/.exec(route);
+    if (notesRoute?.[2]) {
+      const list = notes.get(notesRoute[2]) ?? [];
+      notes.set(notesRoute[2], list);
+      if (notesRoute[1] === 'GET') return json(res, 200, { notes: list });
+      if (notesRoute[1] === 'POST') {
+        const note = { id: `note_${list.length + 1}`, text: (JSON.parse(body.toString()) as { text: string }).text, source: 'user', author: 'usr_1', createdAt: new Date(0).toISOString() };
+        list.push(note);
+        return json(res, 201, note);
+      }
+      const at = list.findIndex((n) => n.id === notesRoute[3]);
+      if (notesRoute[3] && at < 0) return json(res, 404, { error: { code: 'COMMON.NOT_FOUND', message: `Note ${notesRoute[3]} not found` } });
+      if (notesRoute[3]) return void (list.splice(at, 1), res.writeHead(204).end());
+      return json(res, 200, { deleted: list.splice(0).length });
+    }
     const rules = /^GET \/v1\/permissions\/(user|session\/[\w-]+)$/.exec(route);
     if (rules?.[1]) {
       const key = rules[1].replace('/', ':');
@@ -134,8 +152,8 @@ export async function startStubGateway(options: StubGatewayOptions): Promise<Stu
       const script = options.turns[turnCount];
       turnCount += 1;
       const turnId = `turn_${turnCount}`;
-      const { content } = JSON.parse(body.toString()) as { content: string };
-      posted.push({ sessionId: session.id, content });
+      const { content, mode, to } = JSON.parse(body.toString()) as { content: string; mode?: string; to?: string };
+      posted.push({ sessionId: session.id, content, ...(mode ? { mode } : {}), ...(to ? { to } : {}) });
       json(res, 202, { turnId });
       // Played after the reply, so the events arrive live on the client's stream.
       setImmediate(() => {
@@ -192,6 +210,7 @@ export async function startStubGateway(options: StubGatewayOptions): Promise<Stu
     answers,
     posted,
     created,
+    notes,
     close: async () => {
       server.closeAllConnections();
       server.close();
