@@ -119,6 +119,28 @@ describe('Weft through its public API, on the compose stack', () => {
     expect(stdout).toContain('Python printed 42');
     expect(stdout).toContain('execute_code');
   });
+
+  it('runs a planning turn and a delegated turn from the CLI, showing every step', async () => {
+    const cli = resolve(__dirname, '../apps/cli/dist/main.js');
+    const env = { ...process.env, WEFT_URL: gatewayUrl, WEFT_KEY: ada, NO_COLOR: '1', XDG_CONFIG_HOME: mkdtempSync(join(tmpdir(), 'weft-cli-')) };
+    const planned = await run('node', [cli, 'run', 'Survey this project', '--plan', '--model', 'scripted/planner', '--workspace', workspaceId], { env });
+    for (const line of ['▸ plan', '1. Survey', '▸ subtask 1/2: Survey', '● list_directory', '✓ subtask 1/2 done', '▸ subtask 2/2: Report', 'Both subtasks ran']) {
+      expect(planned.stdout).toContain(line);
+    }
+
+    const delegated = await run('node', [cli, 'run', 'What is this project?', '--model', 'scripted/senior', '--workspace', workspaceId], { env });
+    for (const line of ['● delegate', '⇢ scripted/senior hands to scripted/junior', '● list_directory', '⇠ scripted/junior reports back to scripted/senior', '✎ noted', 'I reviewed the junior']) {
+      expect(delegated.stdout).toContain(line);
+    }
+    const notes = await call<{ notes: Array<{ text: string; author: string }> }>('GET', `/v1/workspaces/${workspaceId}/notes`, ada);
+    expect(notes.body.notes).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ text: 'Note for Senior: I only looked at the top level.', author: 'scripted/junior' }),
+        expect.objectContaining({ text: 'the senior reviews every hand-off before answering.', author: 'scripted/senior' }),
+      ]),
+    );
+    expect((await call('GET', `/v1/workspaces/${workspaceId}/notes`, bob)).status).toBe(404);
+  });
 });
 
 /** A tar.gz whose one entry climbs out of the workspace. */

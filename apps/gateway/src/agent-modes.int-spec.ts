@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type GatewayUnderTest, startGatewayUnderTest } from './test/gateway-under-test';
-import { ScriptedWorkersModule, putFile, requestsOf, script, scriptedWorld } from './test/scripted-workers';
+import { ScriptedWorkersModule, requestsOf, script, scriptedWorld } from './test/scripted-workers';
 import { ofType, sessionApi } from './test/session-api';
 
 /**
@@ -80,6 +80,16 @@ describe('delegation', () => {
 
     const notes = await client.api('GET', `/v1/workspaces/${f.workspaceId}/notes`, f.key);
     expect(notes.json.notes).toEqual([expect.objectContaining({ text: 'Note for Senior: the README is one line', source: 'answer', author: 'junior' })]);
+
+    // The export keeps the junior's own conversation beside the session's, and the audit the hand-off.
+    const exported = (await client.api('GET', `/v1/sessions/${f.sessionId}/export`, f.key)).text.trim().split('\n').map((line) => JSON.parse(line));
+    const juniorLines = exported.filter((line) => line.type === 'message' && line.threadId === started?.threadId);
+    expect(juniorLines.map((line) => line.message.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+    const markdown = (await client.api('GET', `/v1/sessions/${f.sessionId}/export?format=markdown`, f.key)).text;
+    expect(markdown).toContain('### senior hands a task to junior');
+    expect(markdown).toContain(`## Assistant · ${started?.threadId}`);
+    const audit = (await client.api('GET', `/v1/sessions/${f.sessionId}/audit`, f.key)).text;
+    expect(audit).toContain('"type":"delegation.started"');
   });
 
   it('sends a task straight to the junior, and refuses a session model that does not exist', async () => {

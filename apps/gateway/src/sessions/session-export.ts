@@ -1,4 +1,4 @@
-import type { ChatMessage, StoredSessionEvent } from '@weft/contracts';
+import { type ChatMessage, type StoredSessionEvent, assertUnreachable } from '@weft/contracts';
 import { RUNTIME_NOTE_PREFIX } from '../agent/system-prompt';
 import type { Session } from './sessions.repository';
 
@@ -10,6 +10,9 @@ const AUDIT_TYPES = new Set<StoredSessionEvent['type']>([
   'tool.completed',
   'turn.interrupted',
   'turn.cancelled',
+  'delegation.started',
+  'delegation.completed',
+  'note.saved',
 ]);
 
 function header(session: Session) {
@@ -27,10 +30,17 @@ export function compactionOf(session: Session): { summarisedMessages: number; su
  * The whole session as JSON lines: the session, then every message as the model saw it, then
  * every event as the user saw it (deltas left out: `message.completed` carries their text).
  */
-export function toJsonl(session: Session, messages: ChatMessage[], events: StoredSessionEvent[]): string {
+export function toJsonl(
+  session: Session,
+  messages: ChatMessage[],
+  events: StoredSessionEvent[],
+  threads: ReadonlyMap<string, ChatMessage[]> = new Map(),
+): string {
   const lines = [
     header(session),
     ...messages.map((message, index) => ({ type: 'message', index, message })),
+    // Delegated and subtask conversations, as their models saw them.
+    ...[...threads].flatMap(([threadId, thread]) => thread.map((message, index) => ({ type: 'message', threadId, index, message }))),
     ...events.filter((e) => e.type !== 'message.delta').map((event) => ({ type: 'event', event })),
   ];
   return lines.map((line) => JSON.stringify(line)).join('\n') + '\n';
@@ -52,13 +62,16 @@ export function toMarkdown(session: Session, events: StoredSessionEvent[]): stri
   if (session.instructions?.project) out.push(`- Project instructions: \`${session.instructions.project.file}\``);
   if (session.instructions?.personal) out.push('- Personal instructions: yes');
   let pending = '';
+  let pendingThread: string | undefined;
   const flush = () => {
-    if (pending.trim() !== '') out.push('', '## Assistant', '', pending.trim());
+    if (pending.trim() !== '') out.push('', pendingThread ? `## Assistant · ${pendingThread}` : '## Assistant', '', pending.trim());
     pending = '';
   };
   for (const event of events) {
     switch (event.type) {
       case 'message.delta':
+        if (event.threadId !== pendingThread) flush();
+        pendingThread = event.threadId;
         pending += event.text;
         break;
       case 'message.created':
@@ -103,11 +116,42 @@ export function toMarkdown(session: Session, events: StoredSessionEvent[]): stri
         flush();
         out.push('', `> Turn failed: ${event.code}: ${event.message}`);
         break;
+      case 'plan.created':
+        flush();
+        out.push('', '## Plan', '', event.plan.trim(), '', ...event.subtasks.map((t, i) => `${i + 1}. **${t.title}**: ${t.description}`));
+        break;
+      case 'subtask.started':
+        flush();
+        out.push('', `### Subtask ${event.index} of ${event.total}: ${event.title}`);
+        break;
+      case 'subtask.completed':
+        flush();
+        out.push('', `> Subtask ${event.index} ${event.status}: ${event.summary.trim()}`);
+        break;
+      case 'delegation.started':
+        flush();
+        out.push('', `### ${event.from} hands a task to ${event.to}`, '', event.task);
+        break;
+      case 'delegation.completed':
+        flush();
+        out.push('', `> ${event.to} reports back to ${event.from} (${event.status})`);
+        break;
+      case 'note.saved':
+        out.push('', `> Note saved by ${event.model}: ${event.text}`);
+        break;
+      case 'chain.step.started':
+        flush();
+        out.push('', `### Chain ${event.chain}, step ${event.index} of ${event.total}: ${event.step} (${event.kind})`);
+        break;
+      case 'chain.step.completed':
+        flush();
+        if (event.isError) out.push('', `> Step ${event.step} failed`);
+        break;
       case 'turn.started':
       case 'turn.completed':
         break;
       default:
-        break;
+        return assertUnreachable(event);
     }
   }
   flush();

@@ -156,6 +156,13 @@ export class SessionsRepository {
     await this.redis.rpush(this.keys.sessionMessages(sessionId), JSON.stringify(chatMessageSchema.parse(message)));
   }
 
+  /** The session's other conversations (delegations, subtasks), by thread id. */
+  async threads(sessionId: string): Promise<Map<string, ChatMessage[]>> {
+    const ids = (await this.redis.smembers(this.keys.sessionThreads(sessionId))).sort();
+    const lists = await Promise.all(ids.map((id) => this.redis.lrange(this.keys.threadMessages(sessionId, id), 0, -1)));
+    return new Map(ids.map((id, i) => [id, (lists[i] ?? []).map((json) => chatMessageSchema.parse(JSON.parse(json)))]));
+  }
+
   async messages(sessionId: string): Promise<ChatMessage[]> {
     const raw = await this.redis.lrange(this.keys.sessionMessages(sessionId), 0, -1);
     return raw.map((json) => chatMessageSchema.parse(JSON.parse(json)));

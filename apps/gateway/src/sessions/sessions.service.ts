@@ -79,7 +79,8 @@ export class SessionsService {
     const session = await this.owned(ownerId, sessionId);
     const events = await this.events.all(sessionId);
     if (format === 'markdown') return toMarkdown(session, events);
-    return toJsonl(session, await this.sessions.messages(sessionId), events);
+    const [messages, threads] = await Promise.all([this.sessions.messages(sessionId), this.sessions.threads(sessionId)]);
+    return toJsonl(session, messages, events, threads);
   }
 
   async audit(ownerId: string, sessionId: string): Promise<string> {
