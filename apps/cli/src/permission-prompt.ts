@@ -1,4 +1,5 @@
 import type { PermissionAnswer } from './api-client';
+import { previewCall } from './call-preview';
 import type { Colors } from './render';
 import type { PermissionRequest } from './turn';
 import type { TerminalStream } from './context';
@@ -16,13 +17,18 @@ const ANSWERS: Readonly<Record<string, PermissionAnswer['decision']>> = {
 };
 
 /**
- * Asks at the terminal whether the agent may go ahead, showing the exact call; `y` allows it
+ * Asks at the terminal whether the agent may go ahead, showing the exact call (and the diff an
+ * edit would make, or what a write would write); `y` allows it
  * once, `a` always (the suggested rules, for this session), `n` denies it with an optional reason.
  */
 export function terminalPermissionPrompt(out: TerminalStream, c: Colors, readAnswer: ReadAnswer) {
   return async (event: PermissionRequest): Promise<PermissionAnswer | undefined> => {
     const always = event.suggestedRules.length > 0 ? ` · ${c.bold('a')} always (${event.suggestedRules.join(', ')})` : '';
     out.write(`${c.yellow('?')} allow ${c.bold(event.call.name)}: ${event.subject}\n`);
+    for (const line of previewCall(event.call)) {
+      const paint = line.startsWith('+') ? c.green : line.startsWith('-') ? c.red : c.dim;
+      out.write(`    ${paint(line)}\n`);
+    }
     for (;;) {
       out.write(`  ${c.bold('y')} once${always} · ${c.bold('n')} no [y/${always ? 'a/' : ''}n] `);
       const line = await readAnswer();
