@@ -104,4 +104,45 @@ describe('a gateway killed mid-turn', () => {
     expect(messages.at(-1)?.content).toBe('Both steps are done.');
     expect(session.json.activeTurnId).toBeNull();
   });
+
+  it('carries a planning turn on from the subtask it was in, without planning again or rerunning a finished subtask', async () => {
+    const first = await startGatewayProcess(env);
+    gateways.push(first);
+    const userId = String((await api(first.url, 'POST', '/v1/admin/users', ADMIN_TOKEN, { name: 'lin' })).json.id);
+    const key = String((await api(first.url, 'POST', `/v1/admin/users/${userId}/keys`, ADMIN_TOKEN)).json.key);
+    const workspaceId = String((await api(first.url, 'POST', '/v1/workspaces', key, {})).json.id);
+    const sessionId = String((await api(first.url, 'POST', '/v1/sessions', key, { workspaceId, model: 'tiny' })).json.id);
+    script(sessionId, [
+      { text: 'Plan: build, then package.' },
+      { text: '{"subtasks":[{"title":"Build","description":"make build"},{"title":"Package","description":"make package"}]}' },
+      { calls: [{ name: 'run_command', arguments: { command: 'make build' } }] },
+      { text: 'Built.' },
+      { calls: [{ name: 'run_command', arguments: { command: 'make package' } }] },
+      { text: 'Packaging may have run; checked.' },
+      { text: 'Built and packaged.' },
+    ]);
+    let release!: () => void;
+    scriptedWorld.execGates.set('make package', new Promise<void>((r) => (release = r)));
+    const started = new Promise<void>((r) => scriptedWorld.execStarted.set('make package', r));
+
+    const posted = await api(first.url, 'POST', `/v1/sessions/${sessionId}/messages`, key, { content: 'ship it', mode: 'plan' });
+    const turnId = String(posted.json.turnId);
+    await started;
+    await first.kill();
+    release();
+
+    const second = await startGatewayProcess(env);
+    gateways.push(second);
+    const events = await readEvents(
+      `${second.url}/v1/sessions/${sessionId}/events?after=0-0`,
+      { authorization: `Bearer ${key}` },
+      (e: StoredSessionEvent) => e.type === 'turn.completed' || e.type === 'turn.failed',
+    );
+    expect(events.at(-1)).toMatchObject({ type: 'turn.completed', turnId });
+    expect(events.filter((e) => e.type === 'plan.created')).toHaveLength(1);
+    expect(events.filter((e) => e.type === 'subtask.completed').map((e) => e.type === 'subtask.completed' && e.title)).toEqual(['Build', 'Package']);
+    expect(commandsRun('make build')).toBe(1);
+    expect(commandsRun('make package')).toBe(1);
+    expect(events.find((e) => e.type === 'message.completed')).toMatchObject({ content: 'Built and packaged.' });
+  });
 });
