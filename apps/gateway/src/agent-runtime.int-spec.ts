@@ -1,8 +1,8 @@
 import type { StoredSessionEvent } from '@weft/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type GatewayUnderTest, TEST_ADMIN_TOKEN, startGatewayUnderTest } from './test/gateway-under-test';
-import { ScriptedWorkersModule, putFile, requestsOf, script, scriptedWorld } from './test/scripted-workers';
-import { readEvents } from './test/sse-client';
+import { ScriptedWorkersModule, requestsOf, script, scriptedWorld } from './test/scripted-workers';
+import { type SessionFixture, ofType, sessionApi, turnEnded } from './test/session-api';
 
 /**
  * The agent runtime through the public HTTP API, on real Redis and NATS: permissions and the
@@ -13,55 +13,17 @@ const ADMIN_TOKEN = TEST_ADMIN_TOKEN;
 const PERMISSION_TIMEOUT_MS = 3000;
 
 let gateway: GatewayUnderTest;
-let base: string;
-
-type Json = Record<string, unknown> & { error?: { code: string; message: string } };
-
-async function api(method: string, path: string, token?: string, body?: unknown) {
-  const headers: Record<string, string> = {};
-  if (token) headers.authorization = `Bearer ${token}`;
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await response.text();
-  let json: Json = {};
-  try {
-    json = JSON.parse(text) as Json;
-  } catch {
-    json = { raw: text };
-  }
-  return { status: response.status, json, text, headers: response.headers };
-}
-
-interface Fixture {
-  key: string;
-  userId: string;
-  workspaceId: string;
-  sessionId: string;
-}
-
-async function fixture(name: string, session: Record<string, unknown> = {}, files: Record<string, string> = {}): Promise<Fixture> {
-  const user = await api('POST', '/v1/admin/users', ADMIN_TOKEN, { name });
-  const userId = String(user.json.id);
-  const key = String((await api('POST', `/v1/admin/users/${userId}/keys`, ADMIN_TOKEN)).json.key);
-  const workspaceId = String((await api('POST', '/v1/workspaces', key, {})).json.id);
-  for (const [path, content] of Object.entries(files)) putFile(workspaceId, path, content);
-  const created = await api('POST', '/v1/sessions', key, { workspaceId, model: 'tiny', ...session });
-  expect(created.status).toBe(201);
-  return { key, userId, workspaceId, sessionId: String(created.json.id) };
-}
-
-const ended = (e: StoredSessionEvent) => e.type === 'turn.completed' || e.type === 'turn.failed' || e.type === 'turn.cancelled';
+let client: ReturnType<typeof sessionApi>;
+type Fixture = SessionFixture;
+const api = (...args: Parameters<typeof client.api>) => client.api(...args);
+const fixture = (...args: Parameters<typeof client.fixture>) => client.fixture(...args);
+const follow = (f: Fixture, after: string, until: (e: StoredSessionEvent) => boolean) => client.follow(f, after, until);
+const ended = turnEnded;
 
 /** Posts a message and returns its turn id with the log position just before it. */
 async function post(f: Fixture, content: string): Promise<{ turnId: string; after: string }> {
-  const before = await api('GET', `/v1/sessions/${f.sessionId}`, f.key);
-  const posted = await api('POST', `/v1/sessions/${f.sessionId}/messages`, f.key, { content });
-  expect(posted.status).toBe(202);
-  return { turnId: String(posted.json.turnId), after: String(before.json.lastEventId) };
-}
-
-function follow(f: Fixture, after: string, until: (e: StoredSessionEvent) => boolean): Promise<StoredSessionEvent[]> {
-  return readEvents(`${base}/v1/sessions/${f.sessionId}/events?after=${after}`, { authorization: `Bearer ${f.key}` }, until);
+  const { json, after } = await client.start(f, '/messages', { content });
+  return { turnId: String(json.turnId), after };
 }
 
 async function runTurn(f: Fixture, content: string): Promise<StoredSessionEvent[]> {
@@ -70,8 +32,6 @@ async function runTurn(f: Fixture, content: string): Promise<StoredSessionEvent[
 }
 
 const bash = (command: string) => ({ name: 'run_command', arguments: { command } });
-const ofType = <T extends StoredSessionEvent['type']>(events: StoredSessionEvent[], type: T) =>
-  events.filter((e): e is Extract<StoredSessionEvent, { type: T }> => e.type === type);
 
 beforeAll(async () => {
   gateway = await startGatewayUnderTest(ScriptedWorkersModule, {
@@ -80,7 +40,7 @@ beforeAll(async () => {
       AGENT_MAX_TURN_TOKENS: '100000',
       PERMISSIONS_SERVER_RULES: JSON.stringify({ deny: ['Bash(shutdown:*)'] }),
   });
-  base = gateway.base;
+  client = sessionApi(gateway.base);
 });
 
 afterAll(async () => {

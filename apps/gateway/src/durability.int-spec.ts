@@ -58,16 +58,34 @@ async function api(base: string, method: string, path: string, token: string, bo
   return { status: response.status, json: (await response.json()) as Record<string, unknown> };
 }
 
+/** A gateway process, a user with a key, and a session of theirs on `tiny`. */
+async function firstGatewayWithSession(name: string) {
+  const first = await startGatewayProcess(env);
+  gateways.push(first);
+  const userId = String((await api(first.url, 'POST', '/v1/admin/users', ADMIN_TOKEN, { name })).json.id);
+  const key = String((await api(first.url, 'POST', `/v1/admin/users/${userId}/keys`, ADMIN_TOKEN)).json.key);
+  const workspaceId = String((await api(first.url, 'POST', '/v1/workspaces', key, {})).json.id);
+  const sessionId = String((await api(first.url, 'POST', '/v1/sessions', key, { workspaceId, model: 'tiny' })).json.id);
+  return { first, key, sessionId };
+}
+
+/** Another gateway process, and the session's whole log up to the end of the turn it takes over. */
+async function secondGatewayFollowing(sessionId: string, key: string) {
+  const second = await startGatewayProcess(env);
+  gateways.push(second);
+  const events = await readEvents(
+    `${second.url}/v1/sessions/${sessionId}/events?after=0-0`,
+    { authorization: `Bearer ${key}` },
+    (e: StoredSessionEvent) => e.type === 'turn.completed' || e.type === 'turn.failed',
+  );
+  return { second, events };
+}
+
 const commandsRun = (command: string) => scriptedWorld.execs.filter((e) => e.mode === 'command' && e.command === command).length;
 
 describe('a gateway killed mid-turn', () => {
   it('is replaced by another that finishes the turn without running a finished or started call again', async () => {
-    const first = await startGatewayProcess(env);
-    gateways.push(first);
-    const userId = String((await api(first.url, 'POST', '/v1/admin/users', ADMIN_TOKEN, { name: 'kim' })).json.id);
-    const key = String((await api(first.url, 'POST', `/v1/admin/users/${userId}/keys`, ADMIN_TOKEN)).json.key);
-    const workspaceId = String((await api(first.url, 'POST', '/v1/workspaces', key, {})).json.id);
-    const sessionId = String((await api(first.url, 'POST', '/v1/sessions', key, { workspaceId, model: 'tiny' })).json.id);
+    const { first, key, sessionId } = await firstGatewayWithSession('kim');
     script(sessionId, [
       { calls: [{ name: 'run_command', arguments: { command: 'make one' } }] },
       { calls: [{ name: 'run_command', arguments: { command: 'make two' } }] },
@@ -83,13 +101,7 @@ describe('a gateway killed mid-turn', () => {
     await first.kill();
     release();
 
-    const second = await startGatewayProcess(env);
-    gateways.push(second);
-    const events = await readEvents(
-      `${second.url}/v1/sessions/${sessionId}/events?after=0-0`,
-      { authorization: `Bearer ${key}` },
-      (e: StoredSessionEvent) => e.type === 'turn.completed' || e.type === 'turn.failed',
-    );
+    const { second, events } = await secondGatewayFollowing(sessionId, key);
     expect(events.at(-1)).toMatchObject({ type: 'turn.completed', turnId });
     expect(events.filter((e) => e.type === 'turn.started').map((e) => e.type === 'turn.started' && e.resumed)).toEqual([undefined, true]);
     expect(commandsRun('make one')).toBe(1);
@@ -106,12 +118,7 @@ describe('a gateway killed mid-turn', () => {
   });
 
   it('carries a planning turn on from the subtask it was in, without planning again or rerunning a finished subtask', async () => {
-    const first = await startGatewayProcess(env);
-    gateways.push(first);
-    const userId = String((await api(first.url, 'POST', '/v1/admin/users', ADMIN_TOKEN, { name: 'lin' })).json.id);
-    const key = String((await api(first.url, 'POST', `/v1/admin/users/${userId}/keys`, ADMIN_TOKEN)).json.key);
-    const workspaceId = String((await api(first.url, 'POST', '/v1/workspaces', key, {})).json.id);
-    const sessionId = String((await api(first.url, 'POST', '/v1/sessions', key, { workspaceId, model: 'tiny' })).json.id);
+    const { first, key, sessionId } = await firstGatewayWithSession('lin');
     script(sessionId, [
       { text: 'Plan: build, then package.' },
       { text: '{"subtasks":[{"title":"Build","description":"make build"},{"title":"Package","description":"make package"}]}' },
@@ -131,13 +138,7 @@ describe('a gateway killed mid-turn', () => {
     await first.kill();
     release();
 
-    const second = await startGatewayProcess(env);
-    gateways.push(second);
-    const events = await readEvents(
-      `${second.url}/v1/sessions/${sessionId}/events?after=0-0`,
-      { authorization: `Bearer ${key}` },
-      (e: StoredSessionEvent) => e.type === 'turn.completed' || e.type === 'turn.failed',
-    );
+    const { events } = await secondGatewayFollowing(sessionId, key);
     expect(events.at(-1)).toMatchObject({ type: 'turn.completed', turnId });
     expect(events.filter((e) => e.type === 'plan.created')).toHaveLength(1);
     expect(events.filter((e) => e.type === 'subtask.completed').map((e) => e.type === 'subtask.completed' && e.title)).toEqual(['Build', 'Package']);

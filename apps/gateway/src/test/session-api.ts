@@ -32,7 +32,7 @@ export function sessionApi(base: string) {
     } catch {
       json = { raw: text };
     }
-    return { status: response.status, json, text };
+    return { status: response.status, json, text, headers: response.headers };
   }
 
   /** A new user with a key, a workspace holding `files`, and a session on `model`. */
