@@ -1,8 +1,15 @@
 export { AppError, ErrorCode, assertUnreachable, isWireError, wireErrorSchema } from './errors';
 export type { WireError } from './errors';
-export { InferenceSubjects, QueueGroups, SandboxSubjects, ToolsSubjects, inferenceWorkerGenerateSubject } from './subjects';
-export { Jobs, Queues, agentJobSchema, runTurnJobSchema } from './queues';
-export type { AgentJob, RunTurnJob } from './queues';
+export {
+  InferenceSubjects,
+  QueueGroups,
+  SandboxSubjects,
+  ToolsSubjects,
+  inferenceWorkerGenerateSubject,
+  sandboxRunOutputSubject,
+} from './subjects';
+export { Jobs, Queues, agentJobSchema, longRunJobSchema, runIdSchema, runTurnJobSchema, sandboxJobSchema } from './queues';
+export type { AgentJob, LongRunJob, RunTurnJob, SandboxJob } from './queues';
 export {
   cancelGenerationSchema,
   chatMessageSchema,
@@ -72,8 +79,15 @@ export {
 } from './file-tools';
 export type { FileToolArgs } from './file-tools';
 export type { GitSource, ReadPathResult, ToolCallRequest, ToolCallResult, WorkspaceUsage } from './tools';
-export { execRequestSchema, execResultSchema } from './sandbox';
-export type { ExecRequest, ExecResult } from './sandbox';
+export {
+  RUN_OUTPUT_CHUNK_MAX_CHARS,
+  cancelRunSchema,
+  execRequestSchema,
+  execResultSchema,
+  runOutputMessageSchema,
+  sandboxNetworkSchema,
+} from './sandbox';
+export type { CancelRun, ExecRequest, ExecResult, RunOutputMessage, SandboxNetwork } from './sandbox';
 export { interruptReasonSchema, sessionEventSchema } from './events';
 export type { InterruptReason, SessionEvent, SessionEventType, StoredSessionEvent } from './events';
 export { Routes } from './routes';
