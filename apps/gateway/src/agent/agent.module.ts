@@ -20,6 +20,8 @@ import { SessionsRepository } from '../sessions/sessions.repository';
 import { RedisTurnStore } from './redis-turn-store';
 import { FleetInferenceClient } from '../fleet/fleet-inference.client';
 import { rpcFileToolsPort, rpcInferencePort, rpcSandboxPort } from './rpc-ports';
+import { LongRunClient } from './sandbox/long-run-client';
+import { routingSandboxPort } from './sandbox/routing-sandbox-port';
 import { agentTools } from './tools/agent-tools';
 import { TurnCancellation } from './turn-cancellation';
 import { TurnControlModule } from './turn-control.module';
@@ -44,6 +46,7 @@ import { TurnWorker } from './turn-worker';
         TurnCancellation,
         FleetInferenceClient,
         ModelsService,
+        LongRunClient,
         LOGGER,
       ],
       useFactory: (
@@ -59,6 +62,7 @@ import { TurnWorker } from './turn-worker';
         cancellation: TurnCancellation,
         fleet: FleetInferenceClient,
         models: ModelsService,
+        longRuns: LongRunClient,
         logger: Logger,
       ) =>
         new TurnRunner(
@@ -71,7 +75,11 @@ import { TurnWorker } from './turn-worker';
               fleet,
             ),
             files: rpcFileToolsPort(rpc),
-            sandbox: rpcSandboxPort(rpc, config.SANDBOX_TIMEOUT_MS),
+            sandbox: routingSandboxPort(rpcSandboxPort(rpc, config.SANDBOX_TIMEOUT_MS), longRuns, {
+              thresholdMs: config.SANDBOX_LONG_RUN_THRESHOLD_MS,
+              longRunTimeoutMs: config.SANDBOX_LONG_RUN_TIMEOUT_MS,
+              egressAllowed: config.SANDBOX_EGRESS_ALLOWED,
+            }),
             tools: agentTools,
             permissions,
             instructions,
@@ -88,6 +96,11 @@ import { TurnWorker } from './turn-worker';
             maxTurnMs: config.AGENT_MAX_TURN_MS,
           },
         ),
+    },
+    {
+      provide: LongRunClient,
+      inject: [GATEWAY_CONFIG, RedisKeys, LOGGER],
+      useFactory: (config: GatewaySettings, keys: RedisKeys, logger: Logger) => LongRunClient.create(config, keys, logger),
     },
     TurnWorker,
   ],

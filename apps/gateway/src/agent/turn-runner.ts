@@ -186,7 +186,14 @@ export class TurnRunner {
       }),
       systemPrompt: buildSystemPrompt(this.definitions, instructions),
       contextSize,
-      tools: { workspaceId: session.workspaceId, files: this.deps.files, sandbox: this.deps.sandbox },
+      tools: {
+        workspaceId: session.workspaceId,
+        files: this.deps.files,
+        sandbox: this.deps.sandbox,
+        signal: cancel,
+        sandboxNetwork: session.sandboxNetwork,
+        emitOutput: (callId, stream, text) => emit({ type: 'tool.output', turnId, callId, stream, text }),
+      },
     };
   }
 
@@ -342,8 +349,8 @@ export class TurnRunner {
       return await raceAbort(running, run.cancel);
     } catch (error) {
       if (!(error instanceof AbortedError)) throw error;
-      // A permission wait closes its request and logs that within moments; a command in the
-      // sandbox is not waited for (it runs to its end, its result dropped).
+      // A permission wait closes its request and logs that within moments; a long sandbox run
+      // gets the same signal and has its container killed (a short one runs to its end).
       await settleWithin(running, CANCEL_GRACE_MS);
       throw new TurnCancelled();
     }

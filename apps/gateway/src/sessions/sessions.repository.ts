@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { type ChatMessage, type SessionEvent, chatMessageSchema } from '@weft/contracts';
+import { type ChatMessage, type SandboxNetwork, type SessionEvent, chatMessageSchema } from '@weft/contracts';
 import type { ContextState, InstructionsSummary } from '../agent/ports';
 import type { Redis } from 'ioredis';
 import { encodeEvent } from '../events/event-codec';
@@ -17,6 +17,8 @@ export interface Session {
   activeTurnId: string | null;
   /** The session's own iteration cap; the server default when null. */
   maxIterations: number | null;
+  /** The session's sandbox network policy, fixed at creation. */
+  sandboxNetwork: SandboxNetwork;
   /** The instructions of the latest turn, as added to its system prompt. */
   instructions: InstructionsSummary | null;
   /** The summary that replaces the oldest messages in the prompt, once the history outgrew the context. */
@@ -44,6 +46,7 @@ export class SessionsRepository {
         title: session.title ?? '',
         activeTurnId: '',
         maxIterations: session.maxIterations === null ? '' : String(session.maxIterations),
+        sandboxNetwork: session.sandboxNetwork,
       })
       .zadd(this.keys.userSessions(session.ownerId), Date.parse(session.createdAt), session.id)
       .exec();
@@ -61,6 +64,8 @@ export class SessionsRepository {
       createdAt: r.createdAt ?? '',
       activeTurnId: r.activeTurnId || null,
       maxIterations: r.maxIterations ? Number(r.maxIterations) : null,
+      // Sessions stored before the field existed have no network.
+      sandboxNetwork: r.sandboxNetwork === 'egress' ? 'egress' : 'none',
       instructions: r.instructions ? (JSON.parse(r.instructions) as InstructionsSummary) : null,
       context: r.context ? (JSON.parse(r.context) as ContextState) : null,
     };

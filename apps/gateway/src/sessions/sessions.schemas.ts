@@ -1,4 +1,4 @@
-import { workspaceIdSchema } from '@weft/contracts';
+import { sandboxNetworkSchema, workspaceIdSchema } from '@weft/contracts';
 import { z } from 'zod';
 
 const title = z.string().max(200, 'must be at most 200 characters');
@@ -10,6 +10,8 @@ export const createSessionBodySchema = z.strictObject({
   title: title.optional(),
   /** This session's cap on model steps per turn, over the server's AGENT_MAX_ITERATIONS. */
   maxIterations: maxIterations.optional(),
+  /** The session's sandbox network: `egress` only where the server sets SANDBOX_EGRESS_ALLOWED. */
+  sandboxNetwork: sandboxNetworkSchema.default('none'),
 });
 export type CreateSessionBody = z.infer<typeof createSessionBodySchema>;
 

@@ -1,8 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { AppError, ErrorCode } from '@weft/contracts';
 import { TurnCancellation } from '../agent/turn-cancellation';
 import { TurnQueue } from '../agent/turn-queue';
 import { newId } from '../common/ids';
+import { GATEWAY_CONFIG, type GatewaySettings } from '../config';
 import { EventLogRepository } from '../events/event-log.repository';
 import { ModelsService } from '../models/models.service';
 import { WorkspacesService } from '../workspaces/workspaces.service';
@@ -19,9 +20,16 @@ export class SessionsService {
     private readonly models: ModelsService,
     private readonly queue: TurnQueue,
     private readonly cancellation: TurnCancellation,
+    @Inject(GATEWAY_CONFIG) private readonly config: Pick<GatewaySettings, 'SANDBOX_EGRESS_ALLOWED'>,
   ) {}
 
   async create(ownerId: string, body: CreateSessionBody): Promise<{ id: string }> {
+    if (body.sandboxNetwork === 'egress' && !this.config.SANDBOX_EGRESS_ALLOWED) {
+      throw new AppError(
+        ErrorCode.Forbidden,
+        'This server does not allow sandbox network egress (SANDBOX_EGRESS_ALLOWED=false); create the session with sandboxNetwork "none"',
+      );
+    }
     await this.workspaces.assertOwned(ownerId, body.workspaceId);
     await this.models.assertKnown(body.model);
     const session: Session = {
@@ -33,6 +41,7 @@ export class SessionsService {
       createdAt: new Date().toISOString(),
       activeTurnId: null,
       maxIterations: body.maxIterations ?? null,
+      sandboxNetwork: body.sandboxNetwork,
       instructions: null,
       context: null,
     };
@@ -129,6 +138,6 @@ function notFound(sessionId: string): AppError {
   return new AppError(ErrorCode.NotFound, `Session ${sessionId} not found`);
 }
 
-function present({ id, workspaceId, model, title, createdAt, activeTurnId, maxIterations }: Session) {
-  return { id, workspaceId, model, title, createdAt, activeTurnId, maxIterations };
+function present({ id, workspaceId, model, title, createdAt, activeTurnId, maxIterations, sandboxNetwork }: Session) {
+  return { id, workspaceId, model, title, createdAt, activeTurnId, maxIterations, sandboxNetwork };
 }

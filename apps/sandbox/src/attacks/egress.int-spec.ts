@@ -36,7 +36,7 @@ describe('attack: egress when the session allows it', () => {
     const network = await docker.getNetwork(NETWORK).inspect();
     expect(network.Labels).toMatchObject({ 'weft.sandbox': '1', 'weft.sandbox.egress': '1' });
     expect(network.Internal).toBe(false);
-    expect(network.Options['com.docker.network.bridge.enable_icc']).toBe('false');
+    expect(network.Options?.['com.docker.network.bridge.enable_icc']).toBe('false');
     server = await docker.createContainer({
       Image: TestImages.sandbox,
       Cmd: ['python3', '-m', 'http.server', '8000', '--bind', '0.0.0.0'],

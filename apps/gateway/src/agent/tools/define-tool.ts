@@ -1,4 +1,4 @@
-import { ErrorCode, type ToolDefinition } from '@weft/contracts';
+import { ErrorCode, type SandboxNetwork, type ToolDefinition } from '@weft/contracts';
 import { z } from 'zod';
 import type { FileToolsPort, SandboxPort } from '../ports';
 
@@ -6,6 +6,14 @@ export interface ToolContext {
   workspaceId: string;
   files: FileToolsPort;
   sandbox: SandboxPort;
+  /** Aborts when the turn is cancelled: a long sandbox run is killed. */
+  signal?: AbortSignal;
+  /** The session's sandbox network policy; `none` when absent. */
+  sandboxNetwork?: SandboxNetwork;
+  /** The call being run; set by runToolCall. */
+  callId?: string;
+  /** Appends a long run's live output to the session's log (`tool.output`). */
+  emitOutput?: (callId: string, stream: 'stdout' | 'stderr', text: string) => Promise<void>;
 }
 
 export interface ToolOutcome {

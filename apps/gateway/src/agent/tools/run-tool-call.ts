@@ -39,7 +39,7 @@ export async function runToolCall(
     if (!authorization.allowed) return { isError: true, output: truncate(authorization.output) };
   }
   try {
-    const outcome = await tool.run(call.arguments, context);
+    const outcome = await tool.run(call.arguments, { ...context, callId: call.id });
     return { isError: outcome.isError, output: truncate(outcome.output) };
   } catch (error) {
     if (error instanceof AppError && !TURN_FATAL_CODES.has(error.code)) {
