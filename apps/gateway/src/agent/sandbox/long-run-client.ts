@@ -23,6 +23,8 @@ import type { ExecOptions } from '../ports';
 
 /** Past a run's own timeout, how long the gateway waits for its result before it gives up on the worker. */
 const RESULT_GRACE_MS = 30_000;
+/** How long the answer to "does any sandbox worker take long runs?" is reused. */
+const WORKERS_CHECK_MS = 10_000;
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -36,6 +38,8 @@ const decoder = new TextDecoder();
  */
 @Injectable()
 export class LongRunClient implements OnApplicationShutdown {
+  private workersCheck?: { at: number; available: Promise<boolean> };
+
   private constructor(
     private readonly queue: Queue,
     private readonly redis: Redis,
@@ -49,6 +53,26 @@ export class LongRunClient implements OnApplicationShutdown {
     const queue = new Queue(Queues.sandboxRuns, { connection: redis, prefix: keys.bullPrefix() });
     const nats = await connect({ servers: [config.NATS_URL], name: 'gateway-long-runs', maxReconnectAttempts: -1 });
     return new LongRunClient(queue, redis, nats, config.SANDBOX_LONG_RUN_QUEUE_MS, log);
+  }
+
+  /**
+   * Whether any sandbox worker listens on the queue (one without REDIS_URL takes no long runs);
+   * when none does, long runs take the request/reply path as they did before the queue.
+   */
+  available(): Promise<boolean> {
+    const now = Date.now();
+    if (!this.workersCheck || now - this.workersCheck.at > WORKERS_CHECK_MS) {
+      const available = this.queue.getWorkersCount().then(
+        (count) => count > 0,
+        (error: unknown) => {
+          // A Redis without CLIENT LIST cannot say: queue, and let the deadlines bound the wait.
+          this.log.warn({ err: error }, 'could not count the long-run workers');
+          return true;
+        },
+      );
+      this.workersCheck = { at: now, available };
+    }
+    return this.workersCheck.available;
   }
 
   async run(request: ExecRequest & { timeoutMs: number }, options: ExecOptions = {}): Promise<ExecResult> {

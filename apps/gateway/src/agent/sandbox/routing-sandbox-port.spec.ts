@@ -14,12 +14,12 @@ const result: ExecResult = {
   durationMs: 1,
 };
 
-function setup(egressAllowed = false) {
+function setup(egressAllowed = false, workers = true) {
   const short: ExecRequest[] = [];
   const long: Array<{ request: ExecRequest; options?: ExecOptions }> = [];
   const port = routingSandboxPort(
     { exec: async (request) => (short.push(request), result) },
-    { run: async (request, options) => (long.push({ request, options }), result) },
+    { run: async (request, options) => (long.push({ request, options }), result), available: async () => workers },
     { thresholdMs: 60_000, longRunTimeoutMs: 600_000, egressAllowed },
   );
   return { port, short, long };
@@ -55,5 +55,12 @@ describe('routingSandboxPort', () => {
     const { port, short } = setup(true);
     await port.exec({ mode: 'code', language: 'python', code: '1', network: 'egress' });
     expect(short[0]?.network).toBe('egress');
+  });
+
+  it('keeps a long command on request/reply when no sandbox worker takes long runs', async () => {
+    const { port, short, long } = setup(false, false);
+    await port.exec({ mode: 'command', workspaceId: 'ws_abcdefgh', command: 'npm test' });
+    expect(short).toHaveLength(1);
+    expect(long).toEqual([]);
   });
 });

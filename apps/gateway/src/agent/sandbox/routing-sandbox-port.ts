@@ -14,15 +14,19 @@ export interface SandboxRouting {
 
 /**
  * Short runs go over request/reply as before; long ones (installs, test suites, long timeouts)
- * through the queue, streamed and cancellable.
+ * through the queue, streamed and cancellable, when a sandbox worker takes long runs.
  */
-export function routingSandboxPort(short: SandboxPort, long: Pick<LongRunClient, 'run'>, routing: SandboxRouting): SandboxPort {
+export function routingSandboxPort(
+  short: SandboxPort,
+  long: Pick<LongRunClient, 'run' | 'available'>,
+  routing: SandboxRouting,
+): SandboxPort {
   return {
     async exec(request: ExecRequest, options?: ExecOptions) {
       if (request.network === 'egress' && !routing.egressAllowed) {
         throw new AppError(ErrorCode.Forbidden, 'Network egress for sandbox runs is off on this server (SANDBOX_EGRESS_ALLOWED)');
       }
-      if (!isLongRun(request, { thresholdMs: routing.thresholdMs })) return short.exec(request);
+      if (!isLongRun(request, { thresholdMs: routing.thresholdMs }) || !(await long.available())) return short.exec(request);
       const timeoutMs = Math.max(request.timeoutMs ?? 0, routing.longRunTimeoutMs);
       return long.run({ ...request, timeoutMs }, options);
     },
