@@ -80,7 +80,7 @@ async function throughWorker(env: Record<string, string>): Promise<Figures> {
 
 /** The baseline: the docker CLI starting a fresh container for each run. */
 async function throughDockerRun(config: SandboxConfig): Promise<Figures> {
-  const request = { mode: 'code', language: 'python', code: CODE } as const;
+  const request = { mode: 'code', language: 'python', code: CODE, network: 'none' } as const;
   const spec = buildContainerSpec({ request, cwd: '', timeoutMs: config.SANDBOX_TIMEOUT_MS, now: Date.now() }, config);
   spec.labels['weft.sandbox.instance'] = INSTANCE;
   const args = dockerRunArgs(spec);

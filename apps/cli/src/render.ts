@@ -47,6 +47,8 @@ export class TurnRenderer {
         this.streamedText = false;
         this.endLine();
         return this.line(`${this.c.cyan('●')} ${this.c.bold(event.call.name)}${this.c.dim(`(${compactArgs(event.call.arguments)})`)}`);
+      case 'tool.output':
+        return; // a long run's live output; the CLI shows it once, with tool.completed
       case 'tool.completed':
         return this.toolResult(event.output, event.isError);
       case 'turn.completed': {

@@ -2,6 +2,7 @@ import { Global, Module, type Type } from '@nestjs/common';
 import type { SandboxConfig } from '@weft/config';
 import type { Logger } from '@weft/logging';
 import { ExecModule } from './exec/exec.module';
+import { LongRunModule } from './long-runs/long-run.module';
 import { LOGGER, SANDBOX_CONFIG } from './tokens';
 
 /** The root module, closed over the config parsed once at boot. */
@@ -16,7 +17,7 @@ export function createAppModule(config: SandboxConfig, logger: Logger): Type<unk
   })
   class CoreModule {}
 
-  @Module({ imports: [CoreModule, ExecModule] })
+  @Module({ imports: [CoreModule, ExecModule, LongRunModule] })
   class AppModule {}
   return AppModule;
 }

@@ -3,6 +3,12 @@ import { logEnv, natsEnv, readinessEnv, redisEnv, workspacesEnv } from './common
 
 const positiveInt = () => z.coerce.number().int().positive();
 
+/** `true`/`1`/`yes` or `false`/`0`/`no`; `z.coerce.boolean` would read "false" as true. */
+const booleanFlag = () =>
+  z
+    .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
+    .transform((value) => value === 'true' || value === '1' || value === 'yes');
+
 /**
  * Hosts a workspace may be cloned from, comma-separated (`github.com,git.internal`); `file`
  * allows file:// URLs (tests, air-gapped mirrors). Empty: import from git is off.
@@ -32,6 +38,17 @@ export const gatewayConfigSchema = z.object({
   /** How long a turn may wait on one generation before it fails. */
   INFERENCE_TIMEOUT_MS: positiveInt().default(300_000),
   SANDBOX_TIMEOUT_MS: positiveInt().default(120_000),
+  /**
+   * Whether a session may ask for a sandbox network with egress (`sandboxNetwork: "egress"`).
+   * Off by default: runs then never leave their container's loopback.
+   */
+  SANDBOX_EGRESS_ALLOWED: booleanFlag().default(false),
+  /** A run asking for a timeout past this goes through the long-run queue, streamed and cancellable. */
+  SANDBOX_LONG_RUN_THRESHOLD_MS: positiveInt().default(60_000),
+  /** The timeout given to a long run (installs, test suites); the sandbox's cap is 600000. */
+  SANDBOX_LONG_RUN_TIMEOUT_MS: positiveInt().max(600_000).default(600_000),
+  /** How long a long run may wait in the queue for a sandbox worker before the call fails. */
+  SANDBOX_LONG_RUN_QUEUE_MS: positiveInt().default(120_000),
   /** Concurrent turns this gateway replica runs. */
   AGENT_CONCURRENCY: positiveInt().default(4),
   /**
@@ -170,5 +187,22 @@ export const sandboxConfigSchema = z.object({
     .regex(/^[a-zA-Z0-9_.-]{1,64}$/)
     .optional(),
   DOCKER_SOCKET: z.string().default('/var/run/docker.sock'),
+  /**
+   * Redis of the long-run queue; unset, this worker takes no long runs (request/reply only).
+   * The gateway's REDIS_URL.
+   */
+  REDIS_URL: z.string().optional(),
+  /** Must equal the gateway's REDIS_KEY_PREFIX: the queue lives under `<prefix>bull`. */
+  REDIS_KEY_PREFIX: z.string().min(1).default('weft:'),
+  /** Long runs one worker runs at a time. */
+  SANDBOX_LONG_RUN_CONCURRENCY: positiveInt().max(64).default(2),
+  /**
+   * The bridge network egress runs join, created at start-up when missing. Never the compose
+   * network: the deployment's services must stay out of reach.
+   */
+  SANDBOX_EGRESS_NETWORK: z
+    .string()
+    .regex(/^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,63}$/)
+    .default('weft-sandbox-egress'),
 });
 export type SandboxConfig = z.infer<typeof sandboxConfigSchema>;

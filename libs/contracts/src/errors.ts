@@ -38,6 +38,8 @@ export const ErrorCode = {
   ArchiveRejected: 'TOOLS.ARCHIVE_REJECTED',
   SandboxTimeout: 'SANDBOX.TIMEOUT',
   SandboxUnavailable: 'SANDBOX.UNAVAILABLE',
+  /** A long run was cancelled: its container was killed, or it never started. */
+  SandboxCancelled: 'SANDBOX.CANCELLED',
   UnknownTool: 'AGENT.UNKNOWN_TOOL',
   InvalidToolArguments: 'AGENT.INVALID_TOOL_ARGUMENTS',
   IterationLimit: 'AGENT.ITERATION_LIMIT',

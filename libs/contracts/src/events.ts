@@ -31,6 +31,18 @@ export const sessionEventSchema = z.discriminatedUnion('type', [
     call: toolCallSchema,
     threadId,
   }),
+  /**
+   * Output of a long sandbox run as it comes, before its `tool.completed`. Chunks are bounded
+   * and their total per call is capped; the full (capped) result is in `tool.completed`.
+   */
+  z.object({
+    type: z.literal('tool.output'),
+    turnId: z.string(),
+    threadId,
+    callId: z.string(),
+    stream: z.enum(['stdout', 'stderr']),
+    text: z.string(),
+  }),
   z.object({
     type: z.literal('tool.completed'),
     turnId: z.string(),

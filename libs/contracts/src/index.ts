@@ -1,8 +1,25 @@
 export { AppError, ErrorCode, assertUnreachable, isWireError, wireErrorSchema } from './errors';
 export type { WireError } from './errors';
-export { InferenceSubjects, QueueGroups, SandboxSubjects, ToolsSubjects, inferenceWorkerGenerateSubject } from './subjects';
-export { Jobs, Queues, agentJobSchema, chainInvocationSchema, runTurnJobSchema, turnModeSchema } from './queues';
-export type { AgentJob, ChainInvocation, RunTurnJob, RunTurnJobInput, TurnMode } from './queues';
+export {
+  InferenceSubjects,
+  QueueGroups,
+  SandboxSubjects,
+  ToolsSubjects,
+  inferenceWorkerGenerateSubject,
+  sandboxRunOutputSubject,
+} from './subjects';
+export {
+  Jobs,
+  Queues,
+  agentJobSchema,
+  chainInvocationSchema,
+  longRunJobSchema,
+  runIdSchema,
+  runTurnJobSchema,
+  sandboxJobSchema,
+  turnModeSchema,
+} from './queues';
+export type { AgentJob, ChainInvocation, LongRunJob, RunTurnJob, RunTurnJobInput, SandboxJob, TurnMode } from './queues';
 export {
   cancelGenerationSchema,
   chatMessageSchema,
@@ -72,8 +89,15 @@ export {
 } from './file-tools';
 export type { FileToolArgs } from './file-tools';
 export type { GitSource, ReadPathResult, ToolCallRequest, ToolCallResult, WorkspaceUsage } from './tools';
-export { execRequestSchema, execResultSchema } from './sandbox';
-export type { ExecRequest, ExecResult } from './sandbox';
+export {
+  RUN_OUTPUT_CHUNK_MAX_CHARS,
+  cancelRunSchema,
+  execRequestSchema,
+  execResultSchema,
+  runOutputMessageSchema,
+  sandboxNetworkSchema,
+} from './sandbox';
+export type { CancelRun, ExecRequest, ExecResult, RunOutputMessage, SandboxNetwork } from './sandbox';
 export { interruptReasonSchema, sessionEventSchema, subtaskSchema } from './events';
 export type { InterruptReason, SessionEvent, SessionEventType, StoredSessionEvent, Subtask } from './events';
 export { Routes } from './routes';

@@ -1,12 +1,16 @@
 import { z } from 'zod';
+import { execRequestSchema } from './sandbox';
 
 /** BullMQ queue and job names are persisted in Redis: do not rename. */
 export const Queues = {
   agentTurns: 'weft-agent-turns',
+  /** Long sandbox runs (installs, test suites), taken by the sandbox workers. */
+  sandboxRuns: 'weft-sandbox-runs',
 } as const;
 
 export const Jobs = {
   runTurn: 'run-turn',
+  longRun: 'long-run',
 } as const;
 
 /** How a turn runs: the plain tool loop, planning mode (plan, subtasks, each its own loop), or a chain. */
@@ -34,3 +38,19 @@ export const agentJobSchema = z.discriminatedUnion('kind', [runTurnJobSchema]);
 export type RunTurnJob = z.infer<typeof runTurnJobSchema>;
 export type RunTurnJobInput = z.input<typeof runTurnJobSchema>;
 export type AgentJob = z.infer<typeof agentJobSchema>;
+
+/** A run ids are made of, safe as one NATS subject token and as a BullMQ job id. */
+export const runIdSchema = z.string().regex(/^run_[A-Za-z0-9_-]{8,64}$/, 'not a run id');
+
+export const longRunJobSchema = z.object({
+  kind: z.literal(Jobs.longRun),
+  /** Also the job id and the token of its output subject. */
+  runId: runIdSchema,
+  request: execRequestSchema,
+  /** For the worker's log lines only. */
+  sessionId: z.string().optional(),
+  turnId: z.string().optional(),
+});
+export const sandboxJobSchema = z.discriminatedUnion('kind', [longRunJobSchema]);
+export type LongRunJob = z.input<typeof longRunJobSchema>;
+export type SandboxJob = z.infer<typeof sandboxJobSchema>;

@@ -7,7 +7,7 @@ import {
   listModelsResultSchema,
   workerHeartbeatSchema,
 } from './inference';
-import { execRequestSchema, execResultSchema } from './sandbox';
+import { cancelRunSchema, execRequestSchema, execResultSchema } from './sandbox';
 import { InferenceSubjects, SandboxSubjects, ToolsSubjects } from './subjects';
 import {
   createWorkspaceRequestSchema,
@@ -69,6 +69,7 @@ export const Routes = {
   toolsExportPatch: route(ToolsSubjects.exportPatch, exportPatchRequestSchema, exportPatchResultSchema),
   toolsWorkspaceUsage: route(ToolsSubjects.workspaceUsage, workspaceUsageRequestSchema, workspaceUsageResultSchema),
   sandboxExec: route(SandboxSubjects.exec, execRequestSchema, execResultSchema),
+  sandboxCancel: event(SandboxSubjects.cancel, cancelRunSchema),
 } as const;
 
 export type RouteRequest<R> = R extends Route<infer Req, z.ZodType> ? z.input<Req> : never;

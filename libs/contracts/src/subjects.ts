@@ -26,7 +26,14 @@ export const ToolsSubjects = {
 
 export const SandboxSubjects = {
   exec: 'weft.sandbox.v1.exec',
+  /** Every sandbox worker listens (no queue group); the one running the long run kills it. */
+  cancel: 'weft.sandbox.v1.cancel',
 } as const;
+
+/** Where a long run's progress, output and outcome are published (`runOutputMessageSchema`). */
+export function sandboxRunOutputSubject(runId: string): string {
+  return `weft.sandbox.v1.run.${runId}.output`;
+}
 
 /** Each service listens in a queue group named after itself so replicas share the load. */
 export const QueueGroups = {

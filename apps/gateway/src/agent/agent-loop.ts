@@ -251,8 +251,8 @@ export class AgentLoop {
       return await raceAbort(running, turn.cancel);
     } catch (error) {
       if (!(error instanceof AbortedError)) throw error;
-      // A permission wait closes its request and logs that within moments; a command in the
-      // sandbox is not waited for (it runs to its end, its result dropped).
+      // A permission wait closes its request and logs that within moments; a long sandbox run
+      // gets the same signal and has its container killed (a short one runs to its end).
       await settleWithin(running, CANCEL_GRACE_MS);
       throw new TurnCancelled();
     }

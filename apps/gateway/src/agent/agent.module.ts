@@ -25,6 +25,8 @@ import { NotesRepository } from '../notes/notes.repository';
 import { RpcChainLoader } from './chains/chain-loader';
 import { ChainsModule } from './chains/chains.module';
 import { modelCatalog } from './model-catalog';
+import { LongRunClient } from './sandbox/long-run-client';
+import { routingSandboxPort } from './sandbox/routing-sandbox-port';
 import { agentTools } from './tools/agent-tools';
 import { TurnCancellation } from './turn-cancellation';
 import { TurnControlModule } from './turn-control.module';
@@ -51,6 +53,7 @@ import { TurnWorker } from './turn-worker';
         ModelsService,
         NotesRepository,
         RpcChainLoader,
+        LongRunClient,
         LOGGER,
       ],
       useFactory: (
@@ -68,6 +71,7 @@ import { TurnWorker } from './turn-worker';
         models: ModelsService,
         notes: NotesRepository,
         chains: RpcChainLoader,
+        longRuns: LongRunClient,
         logger: Logger,
       ) =>
         new TurnRunner(
@@ -80,7 +84,11 @@ import { TurnWorker } from './turn-worker';
               fleet,
             ),
             files: rpcFileToolsPort(rpc),
-            sandbox: rpcSandboxPort(rpc, config.SANDBOX_TIMEOUT_MS),
+            sandbox: routingSandboxPort(rpcSandboxPort(rpc, config.SANDBOX_TIMEOUT_MS), longRuns, {
+              thresholdMs: config.SANDBOX_LONG_RUN_THRESHOLD_MS,
+              longRunTimeoutMs: config.SANDBOX_LONG_RUN_TIMEOUT_MS,
+              egressAllowed: config.SANDBOX_EGRESS_ALLOWED,
+            }),
             tools: agentTools,
             permissions,
             instructions,
@@ -99,6 +107,11 @@ import { TurnWorker } from './turn-worker';
             maxTurnMs: config.AGENT_MAX_TURN_MS,
           },
         ),
+    },
+    {
+      provide: LongRunClient,
+      inject: [GATEWAY_CONFIG, RedisKeys, LOGGER],
+      useFactory: (config: GatewaySettings, keys: RedisKeys, logger: Logger) => LongRunClient.create(config, keys, logger),
     },
     TurnWorker,
   ],

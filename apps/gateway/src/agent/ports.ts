@@ -4,6 +4,7 @@ import type {
   ExecResult,
   GenerateChunk,
   GenerateRequest,
+  SandboxNetwork,
   SessionEvent,
   Subtask,
   ToolCall,
@@ -21,8 +22,19 @@ export interface FileToolsPort {
   call(request: ToolCallRequest): Promise<ToolCallResult>;
 }
 
+/** What a caller may add to a run; only long runs (the queue) honour them. */
+export interface ExecOptions {
+  /** Aborting kills the run's container. */
+  signal?: AbortSignal;
+  /** A long run's output as it comes, in order, in bounded chunks. */
+  onOutput?: (stream: 'stdout' | 'stderr', text: string) => void;
+  /** For the sandbox's log lines. */
+  sessionId?: string;
+  turnId?: string;
+}
+
 export interface SandboxPort {
-  exec(request: ExecRequest): Promise<ExecResult>;
+  exec(request: ExecRequest, options?: ExecOptions): Promise<ExecResult>;
 }
 
 export interface TurnSession {
@@ -32,6 +44,8 @@ export interface TurnSession {
   activeTurnId: string | null;
   /** The session's own iteration cap, over the server default. */
   maxIterations: number | null;
+  /** The session's sandbox network policy; `none` when absent. */
+  sandboxNetwork?: SandboxNetwork;
 }
 
 /** What a tool call came to; stored by call id so a resumed run never runs a call twice. */

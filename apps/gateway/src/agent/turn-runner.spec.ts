@@ -313,7 +313,9 @@ describe('TurnRunner', () => {
   it('runs commands in the sandbox read-only and formats the result', async () => {
     const t = setup([{ toolCalls: [call('run_command', { command: 'npm test' })] }, { text: 'tests pass' }]);
     await t.run();
-    expect(t.execs).toEqual([{ mode: 'command', workspaceId: 'ws_test00001', command: 'npm test', cwd: undefined, writable: false }]);
+    expect(t.execs).toEqual([
+      { mode: 'command', workspaceId: 'ws_test00001', command: 'npm test', cwd: undefined, writable: false, network: 'none' },
+    ]);
     const completed = t.store.events.find((e) => e.type === 'tool.completed');
     expect(completed).toMatchObject({ isError: false });
     expect(completed?.type === 'tool.completed' && completed.output).toContain('exit code: 0');
@@ -542,6 +544,42 @@ describe('TurnRunner usage and context', () => {
     expect(t.store.types()).not.toContain('context.compacted');
     expect(t.inference.requests).toHaveLength(1);
     expect(t.store.context).toMatchObject({ measured: { messages: 1, promptTokens: 10 } });
+  });
+
+  it("aborts a running command's signal when the turn is cancelled, and ends the turn cancelled", async () => {
+    let signal: AbortSignal | undefined;
+    const sandbox: SandboxPort = {
+      exec: (_request, options) =>
+        new Promise((_resolve, reject) => {
+          signal = options?.signal;
+          signal?.addEventListener('abort', () => reject(new AppError(ErrorCode.SandboxCancelled, 'killed')));
+        }),
+    };
+    const t = setup([{ toolCalls: [call('run_command', { command: 'npm test' })] }], { sandbox });
+    const running = t.run();
+    await expect.poll(() => signal).toBeDefined();
+    t.cancellation.controller.abort();
+    await running;
+    expect(signal?.aborted).toBe(true);
+    expect(t.store.events.at(-1)).toMatchObject({ type: 'turn.cancelled' });
+  });
+
+  it("logs a long run's output as tool.output events, in order, before its tool.completed", async () => {
+    const sandbox: SandboxPort = {
+      exec: async (_request, options) => {
+        options?.onOutput?.('stdout', 'installing\n');
+        options?.onOutput?.('stderr', 'warn: old\n');
+        return { exitCode: 0, stdout: 'installing\n', stderr: 'warn: old\n', stdoutTruncated: false, stderrTruncated: false, timedOut: false, oomKilled: false, durationMs: 5 };
+      },
+    };
+    const t = setup([{ toolCalls: [call('run_command', { command: 'npm ci' }, 'call_9')] }, { text: 'installed' }], { sandbox });
+    await t.run();
+    const relayed = t.store.events.filter((e) => e.type === 'tool.output' || e.type === 'tool.completed');
+    expect(relayed).toEqual([
+      { type: 'tool.output', turnId: TURN, callId: 'call_9', stream: 'stdout', text: 'installing\n' },
+      { type: 'tool.output', turnId: TURN, callId: 'call_9', stream: 'stderr', text: 'warn: old\n' },
+      expect.objectContaining({ type: 'tool.completed', callId: 'call_9', isError: false }),
+    ]);
   });
 });
 

@@ -187,6 +187,10 @@ export class TurnRunner {
         workspaceId: turn.session.workspaceId,
         files: this.deps.files,
         sandbox: this.deps.sandbox,
+        signal: turn.cancel,
+        sandboxNetwork: turn.session.sandboxNetwork,
+        emitOutput: (callId, stream, text) =>
+          turn.emit({ type: 'tool.output', turnId: turn.turnId, callId, stream, text, ...(thread.threadId ? { threadId: thread.threadId } : {}) }),
         remember: async (text) => {
           const note = await this.deps.notes.add(turn.session.workspaceId, { text, source: 'tool', author: model });
           await turn.emit({ type: 'note.saved', turnId: turn.turnId, noteId: note.id, text: note.text, source: 'tool', model });

@@ -27,6 +27,7 @@ export function statusForCode(code: ErrorCode): number {
     case ErrorCode.WorkspaceNotFound:
       return 404;
     case ErrorCode.Conflict:
+    case ErrorCode.SandboxCancelled:
     case ErrorCode.TurnInProgress:
     case ErrorCode.GenerationCancelled:
       return 409;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 
-export type IdPrefix = 'usr' | 'key' | 'ws' | 'ses' | 'turn' | 'err' | 'perm' | 'note';
+export type IdPrefix = 'usr' | 'key' | 'ws' | 'ses' | 'turn' | 'err' | 'perm' | 'note' | 'run';
 
 /** Random, URL- and path-safe ids (`ses_3fJ…`); 16 characters of base64url after the prefix. */
 export function newId(prefix: IdPrefix): string {

@@ -28,7 +28,8 @@ export function compactionOf(session: Session): { summarisedMessages: number; su
 
 /**
  * The whole session as JSON lines: the session, then every message as the model saw it, then
- * every event as the user saw it (deltas left out: `message.completed` carries their text).
+ * every event as the user saw it (deltas and live tool output left out: `message.completed` and
+ * `tool.completed` carry their text).
  */
 export function toJsonl(
   session: Session,
@@ -41,7 +42,7 @@ export function toJsonl(
     ...messages.map((message, index) => ({ type: 'message', index, message })),
     // Delegated and subtask conversations, as their models saw them.
     ...[...threads].flatMap(([threadId, thread]) => thread.map((message, index) => ({ type: 'message', threadId, index, message }))),
-    ...events.filter((e) => e.type !== 'message.delta').map((event) => ({ type: 'event', event })),
+    ...events.filter((e) => e.type !== 'message.delta' && e.type !== 'tool.output').map((event) => ({ type: 'event', event })),
   ];
   return lines.map((line) => JSON.stringify(line)).join('\n') + '\n';
 }
@@ -149,6 +150,7 @@ export function toMarkdown(session: Session, events: StoredSessionEvent[]): stri
         break;
       case 'turn.started':
       case 'turn.completed':
+      case 'tool.output': // a long run's live output: its tool.completed carries it
         break;
       default:
         return assertUnreachable(event);

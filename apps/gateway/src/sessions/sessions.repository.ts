@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { type ChatMessage, type SessionEvent, chatMessageSchema } from '@weft/contracts';
+import { type ChatMessage, type SandboxNetwork, type SessionEvent, chatMessageSchema } from '@weft/contracts';
 import type { ContextState, InstructionsSummary } from '../agent/ports';
 import type { Redis } from 'ioredis';
 import { encodeEvent } from '../events/event-codec';
@@ -19,6 +19,8 @@ export interface Session {
   maxIterations: number | null;
   /** Turns run in planning mode unless a message asks for the plain loop. */
   planning: boolean;
+  /** The session's sandbox network policy, fixed at creation. */
+  sandboxNetwork: SandboxNetwork;
   /** The instructions of the latest turn, as added to its system prompt. */
   instructions: InstructionsSummary | null;
   /** The summary that replaces the oldest messages in the prompt, once the history outgrew the context. */
@@ -47,6 +49,7 @@ export class SessionsRepository {
         activeTurnId: '',
         maxIterations: session.maxIterations === null ? '' : String(session.maxIterations),
         planning: session.planning ? '1' : '',
+        sandboxNetwork: session.sandboxNetwork,
       })
       .zadd(this.keys.userSessions(session.ownerId), Date.parse(session.createdAt), session.id)
       .exec();
@@ -65,6 +68,8 @@ export class SessionsRepository {
       activeTurnId: r.activeTurnId || null,
       maxIterations: r.maxIterations ? Number(r.maxIterations) : null,
       planning: r.planning === '1',
+      // Sessions stored before the field existed have no network.
+      sandboxNetwork: r.sandboxNetwork === 'egress' ? 'egress' : 'none',
       instructions: r.instructions ? (JSON.parse(r.instructions) as InstructionsSummary) : null,
       context: r.context ? (JSON.parse(r.context) as ContextState) : null,
     };

@@ -1,4 +1,4 @@
-import { workspaceIdSchema } from '@weft/contracts';
+import { sandboxNetworkSchema, workspaceIdSchema } from '@weft/contracts';
 import { z } from 'zod';
 
 const title = z.string().max(200, 'must be at most 200 characters');
@@ -12,6 +12,8 @@ export const createSessionBodySchema = z.strictObject({
   maxIterations: maxIterations.optional(),
   /** Every turn of the session runs in planning mode unless its message says otherwise. */
   planning: z.boolean().optional(),
+  /** The session's sandbox network: `egress` only where the server sets SANDBOX_EGRESS_ALLOWED. */
+  sandboxNetwork: sandboxNetworkSchema.default('none'),
 });
 export type CreateSessionBody = z.infer<typeof createSessionBodySchema>;
 

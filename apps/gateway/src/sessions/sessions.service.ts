@@ -1,10 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { AppError, ErrorCode, type RunTurnJobInput, type TurnMode } from '@weft/contracts';
 import { RpcChainLoader } from '../agent/chains/chain-loader';
 import { resolveInputs } from '../agent/chains/chain-schema';
 import { TurnCancellation } from '../agent/turn-cancellation';
 import { TurnQueue } from '../agent/turn-queue';
 import { newId } from '../common/ids';
+import { GATEWAY_CONFIG, type GatewaySettings } from '../config';
 import { EventLogRepository } from '../events/event-log.repository';
 import { ModelsService } from '../models/models.service';
 import { WorkspacesService } from '../workspaces/workspaces.service';
@@ -22,9 +23,16 @@ export class SessionsService {
     private readonly queue: TurnQueue,
     private readonly cancellation: TurnCancellation,
     private readonly chains: RpcChainLoader,
+    @Inject(GATEWAY_CONFIG) private readonly config: Pick<GatewaySettings, 'SANDBOX_EGRESS_ALLOWED'>,
   ) {}
 
   async create(ownerId: string, body: CreateSessionBody): Promise<{ id: string }> {
+    if (body.sandboxNetwork === 'egress' && !this.config.SANDBOX_EGRESS_ALLOWED) {
+      throw new AppError(
+        ErrorCode.Forbidden,
+        'This server does not allow sandbox network egress (SANDBOX_EGRESS_ALLOWED=false); create the session with sandboxNetwork "none"',
+      );
+    }
     await this.workspaces.assertOwned(ownerId, body.workspaceId);
     await this.models.assertKnown(body.model);
     const session: Session = {
@@ -37,6 +45,7 @@ export class SessionsService {
       activeTurnId: null,
       maxIterations: body.maxIterations ?? null,
       planning: body.planning ?? false,
+      sandboxNetwork: body.sandboxNetwork,
       instructions: null,
       context: null,
     };
@@ -168,6 +177,6 @@ function notFound(sessionId: string): AppError {
   return new AppError(ErrorCode.NotFound, `Session ${sessionId} not found`);
 }
 
-function present({ id, workspaceId, model, title, createdAt, activeTurnId, maxIterations, planning }: Session) {
-  return { id, workspaceId, model, title, createdAt, activeTurnId, maxIterations, planning };
+function present({ id, workspaceId, model, title, createdAt, activeTurnId, maxIterations, planning, sandboxNetwork }: Session) {
+  return { id, workspaceId, model, title, createdAt, activeTurnId, maxIterations, planning, sandboxNetwork };
 }

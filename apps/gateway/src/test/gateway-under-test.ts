@@ -13,6 +13,10 @@ export const TEST_ADMIN_TOKEN = 'admin-token-for-tests-0123456789';
 export interface GatewayUnderTest {
   /** `http://127.0.0.1:<port>` of the gateway, listening on a random port. */
   base: string;
+  /** The servers and key prefix it uses, for real workers a test starts beside it. */
+  natsUrl: string;
+  redisUrl: string;
+  redisKeyPrefix: string;
   /** Stops the in-test workers and NATS, to see how the gateway copes; safe to call twice. */
   stopNats(): Promise<void>;
   stop(): Promise<void>;
@@ -53,6 +57,9 @@ export async function startGatewayUnderTest(
     })());
   return {
     base: `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`,
+    natsUrl: nats.url,
+    redisUrl: redis.url,
+    redisKeyPrefix: config.REDIS_KEY_PREFIX,
     stopNats,
     stop: async () => {
       await app.close();

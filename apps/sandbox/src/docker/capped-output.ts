@@ -33,11 +33,12 @@ export class CappedOutput {
     return Buffer.concat(this.chunks).toString('utf8');
   }
 
-  /** A sink to hand to a demultiplexer. */
-  writable(): Writable {
+  /** A sink to hand to a demultiplexer; `tap` sees every chunk, kept or not. */
+  writable(tap?: (chunk: Buffer) => void): Writable {
     return new Writable({
       write: (chunk: Buffer, _encoding, done) => {
         this.push(chunk);
+        tap?.(chunk);
         done();
       },
     });

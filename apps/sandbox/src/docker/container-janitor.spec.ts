@@ -10,6 +10,7 @@ function fakeRuntime(calls: string[], failSweep = false): ContainerRuntime {
     runWarm: () => Promise.reject(new Error('unused')),
     discard: () => Promise.reject(new Error('unused')),
     describeEngine: () => Promise.reject(new Error('unused')),
+    ensureEgressNetwork: () => Promise.reject(new Error('unused')),
     volumeMountpoint: () => Promise.reject(new Error('unused')),
     removeExpired: async () => {
       calls.push('removeExpired');

@@ -17,6 +17,8 @@ export interface ContainerSpec {
   openStdin: boolean;
   /** OCI runtime (for example `runsc`); the engine's default when absent. */
   runtime?: string;
+  /** The egress network to join; absent, the container has no network but loopback. */
+  egressNetwork?: string;
 }
 
 export interface ContainerLimits {
@@ -35,7 +37,14 @@ export interface RunOptions {
   timeoutMs: number;
   /** Cap applied to stdout and to stderr separately. */
   outputMaxBytes: number;
+  /** Kills the run at once; the run then rejects with `SANDBOX.CANCELLED`. */
+  signal?: AbortSignal;
+  /** Every piece of output as it arrives, before any cap. */
+  onOutput?: OutputListener;
 }
+
+export type OutputStream = 'stdout' | 'stderr';
+export type OutputListener = (stream: OutputStream, chunk: Buffer) => void;
 
 export interface RunOutcome {
   /** null when the run was killed on timeout. */
@@ -95,6 +104,11 @@ export interface ContainerRuntime {
   removeExpired(now: number): Promise<number>;
   /** Removes the containers this process started and waits for removals under way. */
   removeOwn(): Promise<void>;
+  /**
+   * Creates the bridge network egress runs join, unless it exists: inter-container traffic off,
+   * labelled as the sandbox's. Never removed: other replicas on the engine share it.
+   */
+  ensureEgressNetwork(name: string): Promise<void>;
 }
 
 export const CONTAINER_RUNTIME = Symbol('ContainerRuntime');
@@ -108,4 +122,6 @@ export const SandboxLabels = {
   instance: 'weft.sandbox.instance',
   /** `1` on containers started ahead of need by the warm pool. */
   pool: 'weft.sandbox.pool',
+  /** `1` on the egress network the sandbox created. */
+  egress: 'weft.sandbox.egress',
 } as const;

@@ -79,4 +79,16 @@ describe('toCreateOptions', () => {
     const withStdin = toCreateOptions({ ...spec, openStdin: true });
     expect(withStdin).toMatchObject({ AttachStdin: true, OpenStdin: true, StdinOnce: true, Tty: false });
   });
+
+  it('has no network but loopback unless the spec names the egress network', () => {
+    expect(options.NetworkDisabled).toBe(true);
+    expect(host.NetworkMode).toBe('none');
+  });
+
+  it('joins only the named egress network, with every other setting unchanged', () => {
+    const egress = toCreateOptions({ ...spec, egressNetwork: 'weft-sandbox-egress' });
+    expect(egress.NetworkDisabled).toBe(false);
+    expect(egress.HostConfig?.NetworkMode).toBe('weft-sandbox-egress');
+    expect({ ...egress.HostConfig, NetworkMode: 'none' }).toEqual(host);
+  });
 });

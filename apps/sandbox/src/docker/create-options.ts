@@ -4,7 +4,8 @@ import type { ContainerSpec } from './container-runtime';
 /**
  * Maps a spec to the engine's create body. The isolation settings are fixed here, not in the
  * spec, so no caller can loosen them: no capabilities, no new privileges, the engine's default
- * seccomp profile (no `seccomp=` option is ever passed, so never `unconfined`), no network, a
+ * seccomp profile (no `seccomp=` option is ever passed, so never `unconfined`), no network (or
+ * only the dedicated egress network, when the spec names it), a
  * read-only root with a small tmpfs, hard memory, CPU, pids and file limits, and no log driver:
  * output is read from the attach stream alone, so a chatty run cannot fill the host's disk with
  * container logs.
@@ -25,9 +26,9 @@ export function toCreateOptions(spec: ContainerSpec): ContainerCreateOptions {
     StdinOnce: spec.openStdin,
     AttachStdout: true,
     AttachStderr: true,
-    NetworkDisabled: true,
+    NetworkDisabled: !spec.egressNetwork,
     HostConfig: {
-      NetworkMode: 'none',
+      NetworkMode: spec.egressNetwork ?? 'none',
       CapDrop: ['ALL'],
       SecurityOpt: ['no-new-privileges'],
       Privileged: false,

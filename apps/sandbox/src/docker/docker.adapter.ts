@@ -7,6 +7,7 @@ import type {
   ContainerRuntime,
   ContainerSpec,
   EngineInfo,
+  OutputListener,
   RunOptions,
   RunOutcome,
   WarmContainer,
@@ -35,6 +36,8 @@ interface Attached {
   drained: Promise<void>;
   /** Set as soon as the stream ends, before `drained`'s callbacks run. */
   ended: boolean;
+  /** Sees the output as it arrives; set when the run's listener is known. */
+  onOutput?: OutputListener;
 }
 
 /** The only place that talks to the Docker engine. */
@@ -55,7 +58,7 @@ export class DockerAdapter implements ContainerRuntime {
   }
 
   async run(spec: ContainerSpec, options: RunOptions): Promise<RunOutcome> {
-    const attached = await this.createAndStart(spec, options.outputMaxBytes);
+    const attached = await this.createAndStart(spec, options.outputMaxBytes, options.onOutput);
     try {
       if (spec.openStdin) attached.stream.end(options.stdin ?? '');
       return await this.engine(() => this.supervise(attached, options, performance.now()), spec.image);
@@ -83,6 +86,7 @@ export class DockerAdapter implements ContainerRuntime {
     try {
       attached.stdout.limit(options.outputMaxBytes);
       attached.stderr.limit(options.outputMaxBytes);
+      attached.onOutput = options.onOutput;
       const startedAt = performance.now();
       attached.stream.end(encodeJob(argv, options.stdin));
       return await this.engine(() => this.supervise(attached, options, startedAt));
@@ -126,7 +130,31 @@ export class DockerAdapter implements ContainerRuntime {
     await Promise.all(this.removals);
   }
 
-  private async createAndStart(spec: ContainerSpec, outputMaxBytes: number): Promise<Attached> {
+  async ensureEgressNetwork(name: string): Promise<void> {
+    const existing = await this.engine(() => this.docker.getNetwork(name).inspect()).catch((error: unknown) => {
+      if (statusOf(error) === 404) return undefined;
+      throw error;
+    });
+    if (existing) return;
+    try {
+      await this.engine(() =>
+        this.docker.createNetwork({
+          Name: name,
+          Driver: 'bridge',
+          Internal: false,
+          CheckDuplicate: true,
+          Labels: { [SandboxLabels.marker]: '1', [SandboxLabels.egress]: '1' },
+          // Runs on it reach the outside, not each other.
+          Options: { 'com.docker.network.bridge.enable_icc': 'false' },
+        }),
+      );
+    } catch (error) {
+      // 409: another replica created it first.
+      if (statusOf(error) !== 409) throw error;
+    }
+  }
+
+  private async createAndStart(spec: ContainerSpec, outputMaxBytes: number, onOutput?: OutputListener): Promise<Attached> {
     const options = toCreateOptions(spec);
     options.Labels = { ...options.Labels, [SandboxLabels.instance]: this.options.instanceId };
     const container = await this.engine(() => this.docker.createContainer(options), spec.image);
@@ -134,6 +162,7 @@ export class DockerAdapter implements ContainerRuntime {
     try {
       return await this.engine(async () => {
         const attached = await this.attach(container, spec.openStdin, outputMaxBytes);
+        attached.onOutput = onOutput;
         await container.start();
         return attached;
       }, spec.image);
@@ -162,14 +191,24 @@ export class DockerAdapter implements ContainerRuntime {
         done();
       });
     });
-    this.docker.modem.demuxStream(stream, stdout.writable(), stderr.writable());
+    this.docker.modem.demuxStream(
+      stream,
+      stdout.writable((chunk) => attached.onOutput?.('stdout', chunk)),
+      stderr.writable((chunk) => attached.onOutput?.('stderr', chunk)),
+    );
     return attached;
   }
 
   /** Waits for the job (killing it at the deadline), then collects output and the exit state. */
   private async supervise(attached: Attached, options: RunOptions, startedAt: number): Promise<RunOutcome> {
     const { container, stdout, stderr } = attached;
-    const timedOut = await this.waitOrKill(container, Math.max(0, options.timeoutMs - (performance.now() - startedAt)));
+    const ending = await this.waitOrKill(
+      container,
+      Math.max(0, options.timeoutMs - (performance.now() - startedAt)),
+      options.signal,
+    );
+    if (ending === 'cancelled') throw new AppError(ErrorCode.SandboxCancelled, 'The run was cancelled and its container killed');
+    const timedOut = ending === 'timeout';
     const durationMs = Math.round(performance.now() - startedAt);
     await Promise.race([attached.drained, delay(OUTPUT_DRAIN_MS)]);
     const { State } = await container.inspect();
@@ -186,23 +225,34 @@ export class DockerAdapter implements ContainerRuntime {
   }
 
   /**
-   * Waits for the process; past the deadline kills it. Resolves true when it was killed. The
-   * kill hits PID 1, and when PID 1 of a PID namespace dies the kernel kills every other
-   * process in it, background and `setsid` ones included.
+   * Waits for the process; past the deadline, or when `signal` aborts, kills it. The kill hits
+   * PID 1, and when PID 1 of a PID namespace dies the kernel kills every other process in it,
+   * background and `setsid` ones included.
    */
-  private async waitOrKill(container: Docker.Container, timeoutMs: number): Promise<boolean> {
+  private async waitOrKill(
+    container: Docker.Container,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<'exited' | 'timeout' | 'cancelled'> {
     const exited = container.wait() as Promise<unknown>;
     let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
     const deadline = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)));
-    const first = await Promise.race([exited.then(() => 'exited' as const), deadline]);
+    const aborted = new Promise<'cancelled'>((resolve) => {
+      onAbort = () => resolve('cancelled');
+      if (signal?.aborted) onAbort();
+      else signal?.addEventListener('abort', onAbort, { once: true });
+    });
+    const first = await Promise.race([exited.then(() => 'exited' as const), deadline, aborted]);
     clearTimeout(timer);
-    if (first === 'exited') return false;
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
+    if (first === 'exited') return first;
     await container.kill().catch((error: unknown) => {
       // 409: it exited on its own between the deadline and the kill.
       if (statusOf(error) !== 409) throw error;
     });
     await exited;
-    return true;
+    return first;
   }
 
   /**

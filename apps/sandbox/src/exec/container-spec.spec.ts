@@ -17,7 +17,7 @@ function build(input: Partial<SpecInput> & Pick<SpecInput, 'request'>) {
 describe('buildContainerSpec', () => {
   it('runs a command through a login bash in the workspace cwd, read-only by default', () => {
     const spec = build({
-      request: { mode: 'command', workspaceId: 'ws_abcdefgh', command: 'ls', writable: false },
+      request: { mode: 'command', network: 'none', workspaceId: 'ws_abcdefgh', command: 'ls', writable: false },
       workspaceHostPath: '/host/ws/ws_abcdefgh',
       cwd: 'src/app',
     });
@@ -28,7 +28,7 @@ describe('buildContainerSpec', () => {
 
   it('mounts the workspace writable only when the request says so', () => {
     const spec = build({
-      request: { mode: 'command', workspaceId: 'ws_abcdefgh', command: 'ls', writable: true },
+      request: { mode: 'command', network: 'none', workspaceId: 'ws_abcdefgh', command: 'ls', writable: true },
       workspaceHostPath: '/host/ws/ws_abcdefgh',
     });
     expect(spec.mount?.readOnly).toBe(false);
@@ -41,7 +41,7 @@ describe('buildContainerSpec', () => {
     ['bash', ['bash', '-c', 'x']],
     ['lua', ['lua5.4', '-e', 'x']],
   ] as const)('runs %s code with its interpreter', (language, cmd) => {
-    const spec = build({ request: { mode: 'code', language, code: 'x' } });
+    const spec = build({ request: { mode: 'code', network: 'none', language, code: 'x' } });
     expect(spec.cmd).toEqual(cmd);
     expect(spec.mount).toBeUndefined();
     expect(spec.workingDir).toBe('/tmp');
@@ -49,16 +49,16 @@ describe('buildContainerSpec', () => {
 
   it('mounts a code run workspace read-only and opens stdin only when given', () => {
     const spec = build({
-      request: { mode: 'code', language: 'python', code: 'x', workspaceId: 'ws_abcdefgh', stdin: '' },
+      request: { mode: 'code', network: 'none', language: 'python', code: 'x', workspaceId: 'ws_abcdefgh', stdin: '' },
       workspaceHostPath: '/host/ws/ws_abcdefgh',
     });
     expect(spec.mount?.readOnly).toBe(true);
     expect(spec.openStdin).toBe(true);
-    expect(build({ request: { mode: 'code', language: 'python', code: 'x' } }).openStdin).toBe(false);
+    expect(build({ request: { mode: 'code', network: 'none', language: 'python', code: 'x' } }).openStdin).toBe(false);
   });
 
   it('applies the configured limits as the unprivileged user', () => {
-    const spec = build({ request: { mode: 'code', language: 'bash', code: 'x' } });
+    const spec = build({ request: { mode: 'code', network: 'none', language: 'bash', code: 'x' } });
     expect(spec.user).toBe('10001:10001');
     expect(spec.limits).toMatchObject({
       memoryBytes: 256 * 1024 * 1024,
@@ -73,7 +73,7 @@ describe('buildContainerSpec', () => {
 
   it('applies the configured file size cap and OCI runtime', () => {
     const spec = buildContainerSpec(
-      { ...base, request: { mode: 'code', language: 'bash', code: 'x' } },
+      { ...base, request: { mode: 'code', network: 'none', language: 'bash', code: 'x' } },
       { ...limits, SANDBOX_FILE_MAX_MB: 8, SANDBOX_RUNTIME: 'runsc' },
     );
     expect(spec.limits.fileSizeBytes).toBe(8 * 1024 * 1024);
@@ -81,7 +81,7 @@ describe('buildContainerSpec', () => {
   });
 
   it('labels the container with a deadline past its timeout', () => {
-    const spec = build({ request: { mode: 'code', language: 'bash', code: 'x' } });
+    const spec = build({ request: { mode: 'code', network: 'none', language: 'bash', code: 'x' } });
     expect(spec.labels['weft.sandbox']).toBe('1');
     expect(Number(spec.labels['weft.sandbox.deadline'])).toBeGreaterThan(base.now + base.timeoutMs);
   });
@@ -89,7 +89,7 @@ describe('buildContainerSpec', () => {
 
 describe('buildWarmSpec', () => {
   const warm = buildWarmSpec({ now: 1_000, idleMs: 60_000, maxRunMs: 5_000 }, limits);
-  const cold = build({ request: { mode: 'code', language: 'python', code: 'x' } });
+  const cold = build({ request: { mode: 'code', network: 'none', language: 'python', code: 'x' } });
 
   it('confines a pooled container exactly like a cold snippet run', () => {
     expect(warm).toMatchObject({ image: cold.image, user: cold.user, workingDir: '/tmp', limits: cold.limits });

@@ -5,6 +5,7 @@ import { DockerModule } from '../docker/docker.module';
 import { PoolModule } from '../pool/pool.module';
 import { SANDBOX_CONFIG } from '../tokens';
 import { ExecController } from './exec.controller';
+import { EgressNetwork } from './egress-network';
 import { ExecService } from './exec.service';
 import { WorkspaceLocator } from './workspace-locator';
 
@@ -13,11 +14,13 @@ import { WorkspaceLocator } from './workspace-locator';
   controllers: [ExecController],
   providers: [
     ExecService,
+    EgressNetwork,
     {
       provide: WorkspaceLocator,
       inject: [SANDBOX_CONFIG, CONTAINER_RUNTIME],
       useFactory: (config: SandboxConfig, runtime: ContainerRuntime) => new WorkspaceLocator(config, runtime),
     },
   ],
+  exports: [ExecService],
 })
 export class ExecModule {}

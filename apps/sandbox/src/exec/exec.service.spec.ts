@@ -12,6 +12,7 @@ import type {
 } from '../docker/container-runtime';
 import { WarmContainerGoneError } from '../docker/container-runtime';
 import { WarmPool } from '../pool/warm-pool';
+import { EgressNetwork } from './egress-network';
 import { ExecService } from './exec.service';
 import { WorkspaceLocator } from './workspace-locator';
 
@@ -54,6 +55,10 @@ class FakeRuntime implements ContainerRuntime {
     return 0;
   }
   async removeOwn(): Promise<void> {}
+  readonly networks: string[] = [];
+  async ensureEgressNetwork(name: string): Promise<void> {
+    this.networks.push(name);
+  }
 }
 
 async function setup(poolSize = 0) {
@@ -72,28 +77,29 @@ async function setup(poolSize = 0) {
   );
   pool.onApplicationBootstrap();
   await pool.whenFull();
-  const service = new ExecService(config, runtime, new WorkspaceLocator(config, runtime), pool, logger);
+  const egress = new EgressNetwork(config, runtime, logger);
+  const service = new ExecService(config, runtime, new WorkspaceLocator(config, runtime), pool, egress, logger);
   return { runtime, service, pool };
 }
 
 describe('ExecService', () => {
   it('uses the configured timeout and output cap when the request sets none', async () => {
     const { runtime, service } = await setup();
-    const result = await service.run({ mode: 'code', language: 'python', code: 'print(1)' });
+    const result = await service.run({ mode: 'code', language: 'python', code: 'print(1)', network: 'none' });
     expect(result.stdout).toBe('ok');
     expect(runtime.runs[0]?.options).toEqual({ stdin: undefined, timeoutMs: 7000, outputMaxBytes: 99 });
   });
 
   it('passes the request timeout and stdin through', async () => {
     const { runtime, service } = await setup();
-    await service.run({ mode: 'code', language: 'bash', code: 'cat', stdin: 'in', timeoutMs: 1500 });
+    await service.run({ mode: 'code', network: 'none', language: 'bash', code: 'cat', stdin: 'in', timeoutMs: 1500 });
     expect(runtime.runs[0]?.options).toMatchObject({ stdin: 'in', timeoutMs: 1500 });
     expect(runtime.runs[0]?.spec.openStdin).toBe(true);
   });
 
   it('hands a snippet without a workspace to a warm container', async () => {
     const { runtime, service, pool } = await setup(1);
-    await service.run({ mode: 'code', language: 'lua', code: 'print(1)', stdin: 'in' });
+    await service.run({ mode: 'code', network: 'none', language: 'lua', code: 'print(1)', stdin: 'in' });
     expect(runtime.warmRuns).toEqual([
       { id: 'warm-1', argv: ['lua5.4', '-e', 'print(1)'], options: { stdin: 'in', timeoutMs: 7000, outputMaxBytes: 99 } },
     ]);
@@ -104,7 +110,7 @@ describe('ExecService', () => {
   it('starts cold when the warm container it took had already stopped', async () => {
     const { runtime, service, pool } = await setup(1);
     runtime.warmGone = true;
-    const result = await service.run({ mode: 'code', language: 'python', code: 'print(1)' });
+    const result = await service.run({ mode: 'code', network: 'none', language: 'python', code: 'print(1)' });
     expect(result.stdout).toBe('ok');
     expect(runtime.runs).toHaveLength(1);
     await pool.close();
@@ -113,16 +119,40 @@ describe('ExecService', () => {
   it('starts cold when the pool is empty', async () => {
     const { runtime, service, pool } = await setup(1);
     await pool.close();
-    await service.run({ mode: 'code', language: 'python', code: 'print(1)' });
+    await service.run({ mode: 'code', network: 'none', language: 'python', code: 'print(1)' });
     expect(runtime.runs).toHaveLength(1);
     expect(pool.stats).toEqual({ hits: 0, misses: 0 });
   });
 
   it('refuses code with a NUL byte before starting anything', async () => {
     const { runtime, service } = await setup();
-    await expect(service.run({ mode: 'code', language: 'bash', code: 'echo a\0b' })).rejects.toMatchObject({
+    await expect(service.run({ mode: 'code', network: 'none', language: 'bash', code: 'echo a\0b' })).rejects.toMatchObject({
       code: ErrorCode.ValidationFailed,
     });
     expect(runtime.runs).toEqual([]);
+  });
+
+  it('starts an egress snippet cold on the egress network, never in a pooled container', async () => {
+    const { runtime, service, pool } = await setup(1);
+    await service.run({ mode: 'code', language: 'python', code: 'print(1)', network: 'egress' });
+    expect(runtime.warmRuns).toEqual([]);
+    expect(runtime.runs[0]?.spec.egressNetwork).toBe('weft-sandbox-egress');
+    expect(runtime.networks).toEqual(['weft-sandbox-egress']);
+    await pool.close();
+  });
+
+  it('gives a run without egress no network', async () => {
+    const { runtime, service } = await setup();
+    await service.run({ mode: 'code', language: 'python', code: 'print(1)', network: 'none' });
+    expect(runtime.runs[0]?.spec.egressNetwork).toBeUndefined();
+    expect(runtime.networks).toEqual([]);
+  });
+
+  it('hands the cancel signal and the output listener to the runtime', async () => {
+    const { runtime, service } = await setup();
+    const signal = new AbortController().signal;
+    const onOutput = () => undefined;
+    await service.run({ mode: 'code', language: 'python', code: 'print(1)', network: 'none' }, { signal, onOutput });
+    expect(runtime.runs[0]?.options).toMatchObject({ signal, onOutput });
   });
 });

@@ -5,6 +5,7 @@ import type { Logger } from '@weft/logging';
 import {
   CONTAINER_RUNTIME,
   type ContainerRuntime,
+  type OutputListener,
   type RunOptions,
   type WarmContainer,
   WarmContainerGoneError,
@@ -12,8 +13,15 @@ import {
 import { WarmPool } from '../pool/warm-pool';
 import { LOGGER, SANDBOX_CONFIG } from '../tokens';
 import { buildContainerSpec, commandLine } from './container-spec';
+import { EgressNetwork } from './egress-network';
 import type { ParsedExecRequest } from './exec-request';
 import { WorkspaceLocator } from './workspace-locator';
+
+/** What a long run adds to a plain one: a way to stop it, and its output as it comes. */
+export interface RunHooks {
+  signal?: AbortSignal;
+  onOutput?: OutputListener;
+}
 
 /** Runs one command or snippet in a throwaway container: a warm one when it can, else a cold one. */
 @Injectable()
@@ -23,10 +31,11 @@ export class ExecService {
     @Inject(CONTAINER_RUNTIME) private readonly runtime: ContainerRuntime,
     private readonly locator: WorkspaceLocator,
     private readonly pool: WarmPool,
+    private readonly egress: EgressNetwork,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
-  async run(request: ParsedExecRequest): Promise<ExecResult> {
+  async run(request: ParsedExecRequest, hooks: RunHooks = {}): Promise<ExecResult> {
     const argv = commandLine(request);
     if (argv.some((arg) => arg.includes('\0'))) {
       throw new AppError(ErrorCode.ValidationFailed, 'Commands and code cannot contain a NUL byte');
@@ -36,9 +45,11 @@ export class ExecService {
       stdin: request.mode === 'code' ? request.stdin : undefined,
       timeoutMs,
       outputMaxBytes: this.config.SANDBOX_OUTPUT_MAX_BYTES,
+      ...hooks,
     };
-    // Pooled containers mount nothing, so only snippets without a workspace can use one.
-    const warm = request.mode === 'code' && !request.workspaceId ? this.pool.take(timeoutMs) : undefined;
+    // Pooled containers mount nothing and have no network: only such snippets can use one.
+    const poolable = request.mode === 'code' && !request.workspaceId && request.network === 'none';
+    const warm = poolable ? this.pool.take(timeoutMs) : undefined;
     const warmResult = warm ? await this.runWarm(warm, argv, options) : undefined;
     const result = warmResult ?? (await this.runtime.run(await this.coldSpec(request, timeoutMs), options));
     // Ids and outcome only: commands and output may carry secrets.
@@ -46,6 +57,7 @@ export class ExecService {
       {
         mode: request.mode,
         workspaceId: request.workspaceId,
+        network: request.network,
         warm: warmResult !== undefined,
         exitCode: result.exitCode,
         timedOut: result.timedOut,
@@ -70,9 +82,11 @@ export class ExecService {
   private async coldSpec(request: ParsedExecRequest, timeoutMs: number) {
     const cwd = request.mode === 'command' ? request.cwd : undefined;
     const workspace = request.workspaceId ? await this.locator.locate(request.workspaceId, cwd) : undefined;
-    return buildContainerSpec(
+    const egressNetwork = request.network === 'egress' ? await this.egress.name() : undefined;
+    const spec = buildContainerSpec(
       { request, workspaceHostPath: workspace?.hostPath, cwd: workspace?.cwd ?? '', timeoutMs, now: Date.now() },
       this.config,
     );
+    return egressNetwork ? { ...spec, egressNetwork } : spec;
   }
 }

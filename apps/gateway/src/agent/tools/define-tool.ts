@@ -1,4 +1,4 @@
-import { ErrorCode, type ToolDefinition } from '@weft/contracts';
+import { ErrorCode, type SandboxNetwork, type ToolDefinition } from '@weft/contracts';
 import { z } from 'zod';
 import type { FileToolsPort, Note, SandboxPort } from '../ports';
 
@@ -6,8 +6,14 @@ export interface ToolContext {
   workspaceId: string;
   files: FileToolsPort;
   sandbox: SandboxPort;
-  /** The id of the call being run. */
+  /** The id of the call being run; set by runToolCall. */
   callId?: string;
+  /** Aborts when the turn is cancelled: a long sandbox run is killed. */
+  signal?: AbortSignal;
+  /** The session's sandbox network policy; `none` when absent. */
+  sandboxNetwork?: SandboxNetwork;
+  /** Appends a long run's live output to the session's log (`tool.output`). */
+  emitOutput?: (callId: string, stream: 'stdout' | 'stderr', text: string) => Promise<void>;
   /** Stores a shared note of the workspace. */
   remember?: (text: string) => Promise<Note>;
   /** Runs a task in the junior model's own loop; absent where delegation is not offered. */

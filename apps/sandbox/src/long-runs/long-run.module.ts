@@ -1,0 +1,25 @@
+import { Module } from '@nestjs/common';
+import type { SandboxConfig } from '@weft/config';
+import type { Logger } from '@weft/logging';
+import { ExecModule } from '../exec/exec.module';
+import { LOGGER, SANDBOX_CONFIG } from '../tokens';
+import { LongRunService } from './long-run.service';
+import { LongRunWorker } from './long-run.worker';
+import { RunCancellations } from './run-cancellations';
+import { SandboxBus } from './sandbox-bus';
+
+/** Long runs: the queue's worker, their streamed output and their cancellation. */
+@Module({
+  imports: [ExecModule],
+  providers: [
+    {
+      provide: SandboxBus,
+      inject: [SANDBOX_CONFIG, LOGGER],
+      useFactory: (config: SandboxConfig, logger: Logger) => SandboxBus.connect(config.NATS_URL, logger),
+    },
+    { provide: RunCancellations, useFactory: () => new RunCancellations() },
+    LongRunService,
+    LongRunWorker,
+  ],
+})
+export class LongRunModule {}
