@@ -28,6 +28,16 @@ describe('TurnRenderer', () => {
     ])).toBe('Hello\n');
   });
 
+  it("shows a long run's output live under its call, joining chunks split mid-line, then only the exit line", () => {
+    const call = { id: 'c9', name: 'run_command', arguments: { command: 'npm test' } };
+    expect(renderAll([
+      { type: 'tool.called', turnId, call },
+      { type: 'tool.output', turnId, callId: 'c9', stream: 'stdout', text: 'test 1 ok\ntest ' },
+      { type: 'tool.output', turnId, callId: 'c9', stream: 'stdout', text: '2 ok\n' },
+      { type: 'tool.completed', turnId, callId: 'c9', name: 'run_command', isError: false, output: 'exit code: 0\nstdout:\ntest 1 ok\ntest 2 ok' },
+    ])).toBe('● run_command(command="npm test")\n    │ test 1 ok\n    │ test 2 ok\n  ⎿ exit code: 0\n');
+  });
+
   it('prints a completed message whose text was not streamed', () => {
     expect(renderAll([{ type: 'message.completed', turnId, content: 'Whole answer' }])).toBe('Whole answer\n');
   });

@@ -24,6 +24,9 @@ export function colorsFor(stream: { isTTY?: boolean }, env: { NO_COLOR?: string 
 export class TurnRenderer {
   private atLineStart = true;
   private streamedText = false;
+  /** The call whose live output is being shown, and whether its last chunk ended mid-line. */
+  private liveCall?: string;
+  private liveMidLine = false;
 
   constructor(
     private readonly out: Output,
@@ -48,8 +51,13 @@ export class TurnRenderer {
         this.endLine();
         return this.line(`${this.c.cyan('●')} ${this.c.bold(event.call.name)}${this.c.dim(`(${compactArgs(event.call.arguments)})`)}`);
       case 'tool.output':
-        return; // a long run's live output; the CLI shows it once, with tool.completed
+        return this.liveOutput(event.callId, event.text);
       case 'tool.completed':
+        if (this.liveCall === event.callId) {
+          // The output was shown as it came: only the result's first line (the exit code) is new.
+          this.endLiveOutput();
+          return this.toolResult(event.output.split('\n', 1)[0] ?? '', event.isError);
+        }
         return this.toolResult(event.output, event.isError);
       case 'turn.completed': {
         this.endLine();
@@ -117,6 +125,30 @@ export class TurnRenderer {
       default:
         return assertUnreachable(event);
     }
+  }
+
+  /** A long run's output as it comes, dimmed and indented under its call. */
+  private liveOutput(callId: string, text: string): void {
+    if (this.liveCall !== callId) {
+      this.endLiveOutput();
+      this.endLine();
+      this.liveCall = callId;
+    }
+    const lines = text.split('\n');
+    lines.forEach((line, index) => {
+      const last = index === lines.length - 1;
+      if (last && line === '') return;
+      const prefix = this.liveMidLine ? '' : '    │ ';
+      this.out.write(this.c.dim(`${prefix}${line}`) + (last ? '' : '\n'));
+      this.liveMidLine = last;
+    });
+    this.atLineStart = !this.liveMidLine;
+  }
+
+  private endLiveOutput(): void {
+    if (this.liveMidLine) this.out.write('\n');
+    this.liveMidLine = false;
+    this.atLineStart = true;
   }
 
   /** Ends a half-written line, e.g. before a prompt after Ctrl-C. */
