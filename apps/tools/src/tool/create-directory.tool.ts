@@ -11,10 +11,15 @@ export const createDirectoryTool = defineTool('create_directory', async ({ path 
   if (target.danglingLink) {
     throw new AppError(ErrorCode.NotADirectory, `'${path}' is a symbolic link whose target does not exist`);
   }
-  if (target.exists) {
-    if ((await lstat(target.real)).isDirectory()) return `'${path}' already exists`;
-    throw new AppError(ErrorCode.NotADirectory, `'${path}' exists and is not a folder`);
-  }
+  // Gone since it was resolved (a sandbox run removed it): then it is made below.
+  const existing = target.exists ? await lstat(target.real).catch(missingAsNull) : null;
+  if (existing?.isDirectory()) return `'${path}' already exists`;
+  if (existing) throw new AppError(ErrorCode.NotADirectory, `'${path}' exists and is not a folder`);
   await makeFolder(root, target.real);
   return `Created folder '${path}'`;
 });
+
+function missingAsNull(error: NodeJS.ErrnoException): null {
+  if (error.code === 'ENOENT') return null;
+  throw error;
+}

@@ -1,13 +1,13 @@
-import { rm, rmdir, unlink } from 'node:fs/promises';
 import { AppError, ErrorCode } from '@weft/contracts';
 import { assertWritable } from '../workspace/protected-paths';
 import { resolveLeaf } from '../workspace/resolve-leaf';
+import { removeInside } from '../workspace/safe-fs';
 import { defineTool } from './tool';
 
 /**
- * Deletes a name: a link is removed, never what it points to. A recursive delete does not
- * follow links inside the folder either (`fs.rm`); a folder swapped for a link mid-delete by
- * concurrent sandbox code is the window that remains (Node has no unlinkat).
+ * Deletes a name: a link is removed, never what it points to. Every removal goes through pinned
+ * folder descriptors (`removeInside`), so a folder swapped for a link mid-delete by concurrent
+ * sandbox code is removed as a link, and nothing outside the workspace is touched.
  */
 export const deleteFileTool = defineTool('delete_file', async ({ path, recursive }, { root }) => {
   const target = await resolveLeaf(root, path);
@@ -16,20 +16,19 @@ export const deleteFileTool = defineTool('delete_file', async ({ path, recursive
     case 'missing':
       throw new AppError(ErrorCode.FileNotFound, `No file or folder at '${path}'`);
     case 'directory':
-      if (recursive) await rm(target.real, { recursive: true });
-      else await removeEmptyFolder(target.real, path);
+      await removeFolder(root, target.real, path, recursive);
       return `Deleted folder '${path}'`;
     case 'file':
     case 'symlink':
     case 'other':
-      await unlink(target.real);
+      await removeInside(root, target.real, false);
       return `Deleted '${path}'`;
   }
 });
 
-async function removeEmptyFolder(real: string, path: string): Promise<void> {
+async function removeFolder(root: string, real: string, path: string, recursive: boolean): Promise<void> {
   try {
-    await rmdir(real);
+    await removeInside(root, real, recursive);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOTEMPTY') throw error;
     throw new AppError(ErrorCode.ValidationFailed, `'${path}' is a folder that is not empty; pass recursive: true to delete it all`);

@@ -1,13 +1,12 @@
-import { rename } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { AppError, ErrorCode } from '@weft/contracts';
 import { isInside } from '../workspace/path-containment';
 import { assertWritable } from '../workspace/protected-paths';
 import { resolveLeaf } from '../workspace/resolve-leaf';
-import { makeFolder } from '../workspace/safe-fs';
+import { makeFolder, renameInside } from '../workspace/safe-fs';
 import { defineTool } from './tool';
 
-/** rename(2) on names: a link is moved as a link, never through. */
+/** rename(2) on names through pinned parents: a link is moved as a link, never through. */
 export const moveFileTool = defineTool('move_file', async ({ from, to, overwrite }, { root }) => {
   const source = await resolveLeaf(root, from);
   const destination = await resolveLeaf(root, to);
@@ -25,6 +24,6 @@ export const moveFileTool = defineTool('move_file', async ({ from, to, overwrite
     throw new AppError(ErrorCode.Conflict, `'${to}' already exists; pass overwrite: true to replace it`);
   }
   await makeFolder(root, dirname(destination.real));
-  await rename(source.real, destination.real);
+  await renameInside(root, source.real, destination.real);
   return `Moved '${from}' to '${to}'`;
 });

@@ -32,6 +32,12 @@ const callFor: Array<(i: number) => [FileToolName, Record<string, unknown>]> = [
   () => ['edit_file', { path: 'sub/edit-me.txt', edits: [{ old: 'a', new: 'b' }] }],
   () => ['edit_file', { path: 'sub/edit-me.txt', edits: [{ old: 'b', new: 'a' }] }],
   (i) => ['create_directory', { path: `sub/d-${i}/e` }],
+  () => ['write_file', { path: 'sub/keep.txt', content: 'inside' }],
+  () => ['delete_file', { path: 'sub/keep.txt' }],
+  () => ['create_directory', { path: 'sub/keep-dir/inner' }],
+  () => ['delete_file', { path: 'sub/keep-dir', recursive: true }],
+  () => ['move_file', { from: 'sub/edit-me.txt', to: 'sub/moved.txt' }],
+  () => ['move_file', { from: 'sub/moved.txt', to: 'sub/edit-me.txt' }],
 ];
 
 function callAt(n: number): [FileToolName, Record<string, unknown>] {
@@ -45,7 +51,7 @@ const clearRefusals = new Set<string>([
   ErrorCode.PathOutsideWorkspace,
   ErrorCode.Conflict, ErrorCode.FileNotFound, ErrorCode.NotADirectory, ErrorCode.NotAFile, ErrorCode.ValidationFailed]);
 
-describe('a folder swapped for a link out during thousands of writes', () => {
+describe('a folder swapped for a link out during thousands of writes, moves and deletes', () => {
   let h: ToolHarness;
   let outside: string;
   let swapper: ChildProcess | undefined;
@@ -55,6 +61,9 @@ describe('a folder swapped for a link out during thousands of writes', () => {
     outside = join(h.base, 'outside');
     await mkdir(outside);
     await writeFile(join(outside, 'edit-me.txt'), 'a');
+    await writeFile(join(outside, 'keep.txt'), 'outside');
+    await mkdir(join(outside, 'keep-dir', 'inner'), { recursive: true });
+    await writeFile(join(outside, 'keep-dir', 'x.txt'), 'outside');
     await h.files({ 'sub/edit-me.txt': 'a' });
   });
   afterEach(async () => {
@@ -82,8 +91,10 @@ describe('a folder swapped for a link out during thousands of writes', () => {
     swapper.kill('SIGTERM');
     await once(swapper, 'exit');
 
-    expect((await readdir(outside)).sort()).toEqual(['edit-me.txt']);
+    expect((await readdir(outside)).sort()).toEqual(['edit-me.txt', 'keep-dir', 'keep.txt']);
     expect(await readFile(join(outside, 'edit-me.txt'), 'utf8')).toBe('a');
+    expect(await readFile(join(outside, 'keep.txt'), 'utf8')).toBe('outside');
+    expect((await readdir(join(outside, 'keep-dir'))).sort()).toEqual(['inner', 'x.txt']);
     expect(await h.call('read_file', { path: '../outside/edit-me.txt' })).toMatchObject({ errorCode: ErrorCode.PathOutsideWorkspace });
     expect(outcomes.ok + outcomes.refused).toBe(CALLS);
     // The race was really run: some calls got through, some met the link.

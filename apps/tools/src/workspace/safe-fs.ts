@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { type FileHandle, lstat, mkdir, open, readdir, readlink } from 'node:fs/promises';
+import { type FileHandle, lstat, mkdir, open, readdir, readlink, rename, rmdir, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { AppError, ErrorCode } from '@weft/contracts';
 import type { directoryEntrySchema } from '@weft/contracts';
@@ -49,6 +49,79 @@ export async function openForWrite(root: string, real: string): Promise<FileHand
   }
   await handle.truncate(0);
   return handle;
+}
+
+/**
+ * rename(2) of a contained name to another, each side through its pinned parent: a folder on
+ * either path swapped for a link by concurrent sandbox code is refused, never followed. The
+ * names themselves are moved as they are (a link is moved as a link).
+ */
+export async function renameInside(root: string, from: string, to: string): Promise<void> {
+  const fromParent = await pinFolder(root, dirname(from), false);
+  try {
+    const toParent = await pinFolder(root, dirname(to), false);
+    try {
+      await rename(`${fdPath(fromParent)}/${basename(from)}`, `${fdPath(toParent)}/${basename(to)}`).catch((error: unknown) => {
+        throw goneWhileOpened(error, root, from);
+      });
+    } finally {
+      await toParent.close();
+    }
+  } finally {
+    await fromParent.close();
+  }
+}
+
+/**
+ * Removes a contained name through its pinned parent: a link is removed, never what it points
+ * to. `recursive` empties a folder one pinned level at a time, so a sub-folder swapped for a link
+ * mid-delete is unlinked as the link it now is. Without `recursive`, a folder must be empty
+ * (ENOTEMPTY otherwise).
+ */
+export async function removeInside(root: string, real: string, recursive: boolean): Promise<void> {
+  const parent = await pinFolder(root, dirname(real), false);
+  try {
+    await removeEntry(fdPath(parent), basename(real), recursive).catch((error: unknown) => {
+      throw goneWhileOpened(error, root, real);
+    });
+  } finally {
+    await parent.close();
+  }
+}
+
+async function removeEntry(parentPath: string, name: string, recursive: boolean): Promise<void> {
+  const path = `${parentPath}/${name}`;
+  if (!(await lstat(path)).isDirectory()) return unlink(path);
+  if (recursive) {
+    let folder: FileHandle;
+    try {
+      folder = await open(path, DIR_FLAGS);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      // Swapped for a link or a file since the lstat: remove it as what it is now.
+      if (code === 'ELOOP' || code === 'ENOTDIR') return unlink(path);
+      throw error;
+    }
+    try {
+      for (const child of await readdir(fdPath(folder))) {
+        await removeEntry(fdPath(folder), child, true).catch(ignoreMissing);
+      }
+    } finally {
+      await folder.close();
+    }
+  }
+  await rmdir(path);
+}
+
+/** ENOENT as the error the model reads: concurrent code (a sandbox run) removed it first. */
+function goneWhileOpened(error: unknown, root: string, real: string): unknown {
+  if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return error;
+  return new AppError(ErrorCode.FileNotFound, `No file or folder at '${relativeName(root, real)}' (it was removed while it was opened)`);
+}
+
+/** Something concurrent code removed first is as good as removed. */
+function ignoreMissing(error: unknown): void {
+  if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
 }
 
 /**
