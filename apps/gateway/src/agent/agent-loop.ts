@@ -101,7 +101,9 @@ export class AgentLoop {
    */
   async answer(turn: TurnContext, spec: LoopSpec, note: string, jsonSchema?: Record<string, unknown>): Promise<string> {
     const history = await this.store.messages(spec.thread);
-    const asked = history.findLastIndex((m) => m.role === 'user' && m.content === note);
+    // Only this turn's notes count: an earlier planning turn asked the same question.
+    const turnStart = lastUserMessage(history);
+    const asked = history.findLastIndex((m, i) => i > turnStart && m.role === 'user' && m.content === note);
     const reply = asked >= 0 ? history[asked + 1] : undefined;
     if (reply?.role === 'assistant') return reply.content;
     if (asked < 0) await this.store.appendMessage(spec.thread, { role: 'user', content: note });

@@ -738,6 +738,19 @@ describe('TurnRunner planning mode', () => {
     expect(t.store.types().at(-1)).toBe('turn.completed');
   });
 
+  it('plans a second planning turn of the same session afresh', async () => {
+    const turn = (plan: string) => [{ text: plan }, { text: '1. Only: do it' }, { text: 'did it' }, { text: `summary of ${plan}` }];
+    const t = setup([...turn('first plan'), ...turn('second plan')], { job: { mode: 'plan' } });
+    await t.run();
+    t.store.record.activeTurnId = TURN;
+    t.store.history.push({ role: 'user', content: 'and now the next thing' });
+    t.store.saved.clear();
+    await t.run();
+    const plans = t.store.events.filter((e) => e.type === 'plan.created').map((e) => e.type === 'plan.created' && e.plan);
+    expect(plans).toEqual(['first plan', 'second plan']);
+    expect(t.store.events.at(-2)).toMatchObject({ type: 'message.completed', content: 'summary of second plan' });
+  });
+
   it('resumes a planning turn after the last finished subtask without planning again', async () => {
     const t = setup([{ text: 'Second done.' }, { text: 'Summary.' }], { job: { mode: 'plan' } });
     t.store.saved.set(TURN, {
