@@ -150,6 +150,10 @@ describe('chains', () => {
   it('runs a chain from .weft/chains with inputs, each step an event, outputs feeding later steps', async () => {
     const f = await client.fixture('chains', {}, { '.weft/chains/fix-bug.yaml': CHAIN, 'src/parse.ts': 'bad code' });
     script(f.sessionId, [{ text: 'src/parse.ts' }, { text: 'Fixed the parser.' }]);
+    const listed = await client.api('GET', `/v1/sessions/${f.sessionId}/chains`, f.key);
+    expect(listed.json).toEqual({
+      chains: [{ name: 'fix-bug', description: 'find a bug, run the tests, fix it', inputs: { issue: { description: 'what is broken' } }, steps: 3 }],
+    });
     const { json, after } = await client.start(f, '/chains/fix-bug', { inputs: { issue: 'the crash' } });
     expect(json).toMatchObject({ chain: 'fix-bug', steps: 3 });
     const events = await client.follow(f, after);
@@ -170,6 +174,11 @@ describe('chains', () => {
     const f = await client.fixture('chains-bad', {}, { '.weft/chains/fix-bug.yaml': CHAIN, '.weft/chains/broken.yaml': 'steps: [' });
     const other = await client.fixture('chains-intruder');
     const run = (name: string, body: unknown, key = f.key) => client.api('POST', `/v1/sessions/${f.sessionId}/chains/${name}`, key, body);
+    const listed = await client.api('GET', `/v1/sessions/${f.sessionId}/chains`, f.key);
+    expect(listed.json.chains).toEqual([
+      { name: 'broken', error: expect.stringContaining('not valid YAML') },
+      expect.objectContaining({ name: 'fix-bug', steps: 3 }),
+    ]);
     expect(await run('nope', {})).toMatchObject({ status: 404, json: { error: { message: expect.stringContaining('.weft/chains/nope.yaml') } } });
     expect(await run('broken', {})).toMatchObject({ status: 400, json: { error: { code: 'AGENT.CHAIN_INVALID', message: expect.stringContaining('not valid YAML') } } });
     expect(await run('fix-bug', {})).toMatchObject({ status: 400, json: { error: { message: expect.stringContaining('missing input "issue" (what is broken)') } } });

@@ -87,6 +87,11 @@ export class SessionsController {
     return this.sessions.cancelTurn(p.userId, id, turnId);
   }
 
+  @Get(':id/chains')
+  listChains(@CurrentPrincipal() p: Principal, @Param('id', sessionIdPipe) id: string) {
+    return this.sessions.listChains(p.userId, id);
+  }
+
   @Post(':id/chains/:name')
   @HttpCode(202)
   runChain(

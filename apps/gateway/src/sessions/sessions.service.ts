@@ -116,6 +116,12 @@ export class SessionsService {
     return { turnId, mode, model };
   }
 
+  /** The chains of the session's workspace, each with its inputs, or the problems that stop it running. */
+  async listChains(ownerId: string, sessionId: string) {
+    const session = await this.owned(ownerId, sessionId);
+    return { chains: await this.chains.list(session.workspaceId) };
+  }
+
   /** Checks the chain and its inputs before anything is stored, so a bad run is refused with the reason. */
   async runChain(ownerId: string, sessionId: string, name: string, body: RunChainBody): Promise<{ turnId: string; chain: string; steps: number }> {
     const session = await this.owned(ownerId, sessionId);

@@ -120,8 +120,13 @@ class ScriptedWorkersController {
   @MessagePattern(Routes.toolsReadPath.subject)
   readPath(@Payload() request: { workspaceId: string; path: string }): ReadPathResult {
     const content = scriptedWorld.files.get(`${request.workspaceId}:${request.path}`);
-    if (content === undefined) throw new AppError(ErrorCode.FileNotFound, `No such file: ${request.path}`);
-    return { kind: 'file', size: content.length, contentBase64: Buffer.from(content).toString('base64') };
+    if (content !== undefined) return { kind: 'file', size: content.length, contentBase64: Buffer.from(content).toString('base64') };
+    // A folder is every file stored under it; only the first level is listed.
+    const prefix = `${request.workspaceId}:${request.path}/`;
+    const names = [...scriptedWorld.files.keys()].filter((key) => key.startsWith(prefix)).map((key) => key.slice(prefix.length));
+    if (names.length === 0) throw new AppError(ErrorCode.FileNotFound, `No such file: ${request.path}`);
+    const entries = names.filter((name) => !name.includes('/')).sort().map((name) => ({ name, type: 'file' as const, size: 0 }));
+    return { kind: 'directory', entries };
   }
 
   @MessagePattern(Routes.sandboxExec.subject)
