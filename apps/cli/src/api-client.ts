@@ -29,6 +29,19 @@ const sessionListSchema = z.object({
 });
 const noteSchema = z.object({ id: z.string(), text: z.string(), source: z.string(), author: z.string(), createdAt: z.string() });
 const notesSchema = z.object({ notes: z.array(noteSchema) });
+const chainsSchema = z.object({
+  chains: z.array(
+    z.union([
+      z.object({ name: z.string(), error: z.string() }),
+      z.object({
+        name: z.string(),
+        description: z.string().nullable(),
+        inputs: z.record(z.string(), z.object({ description: z.string().optional(), default: z.string().optional() })),
+        steps: z.number(),
+      }),
+    ]),
+  ),
+});
 const notesPath = (workspaceId: string) => `/v1/workspaces/${encodeURIComponent(workspaceId)}/notes`;
 const ruleListsSchema = z.object({ allow: z.array(z.string()), ask: z.array(z.string()), deny: z.array(z.string()) });
 const scopeRulesSchema = z.object({ scope: z.string(), rules: ruleListsSchema });
@@ -42,6 +55,7 @@ export type Session = z.infer<typeof sessionSchema>;
 export type SessionSummary = z.infer<typeof sessionListSchema>['sessions'][number];
 export type ScopeRules = z.infer<typeof scopeRulesSchema>;
 export type Note = z.infer<typeof noteSchema>;
+export type ChainListing = z.infer<typeof chainsSchema>['chains'][number];
 /** How a message runs: planning mode, or straight to the junior model. */
 export interface TurnOptions {
   readonly mode?: 'chat' | 'plan';
@@ -117,6 +131,18 @@ export class ApiClient {
     const path = `/v1/sessions/${encodeURIComponent(sessionId)}/messages`;
     const { turnId } = await this.json('POST', path, turnSchema, jsonBody({ content, ...options }));
     return turnId;
+  }
+
+  /** Starts a chain of the session's workspace (`.weft/chains/<name>.yaml`) with its inputs. */
+  async runChain(sessionId: string, name: string, inputs: Readonly<Record<string, string>>): Promise<string> {
+    const path = `/v1/sessions/${encodeURIComponent(sessionId)}/chains/${encodeURIComponent(name)}`;
+    const { turnId } = await this.json('POST', path, turnSchema, jsonBody({ inputs }));
+    return turnId;
+  }
+
+  async listChains(sessionId: string): Promise<ChainListing[]> {
+    const { chains } = await this.json('GET', `/v1/sessions/${encodeURIComponent(sessionId)}/chains`, chainsSchema);
+    return chains;
   }
 
   /** The workspace's shared notes, oldest first. */

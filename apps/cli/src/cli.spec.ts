@@ -210,6 +210,24 @@ describe('the weft command', () => {
     ]);
   });
 
+  it("lists and runs the workspace's chains with weft chain and /chain, inputs as key=value", async () => {
+    gateway = await startStubGateway({ key: KEY, turns: [completedTurn, completedTurn] });
+    const auth = { ...env, WEFT_URL: gateway.url, WEFT_KEY: KEY };
+    const listed = await weft(['chain', '--list', '--session', 'ses_1'], auth);
+    expect(listed.stdout).toContain('fix-bug  issue=…  find and fix');
+    expect(listed.stdout).toContain('broken  not valid YAML');
+    const ran = await weft(['chain', 'fix-bug', 'issue=the login page crashes', '--session', 'ses_1'], auth);
+    expect(ran.code).toBe(0);
+    expect(ran.stdout).toContain('✓ done');
+    const chat = await weft(['chat', '--session', 'ses_1'], auth, '/chains\n/chain fix-bug issue="it crashes"\n/quit\n');
+    expect(chat.stdout).toContain('fix-bug issue=…  find and fix  (2 steps)');
+    expect(gateway.chainRuns).toEqual([
+      { sessionId: 'ses_1', chain: 'fix-bug', inputs: { issue: 'the login page crashes' } },
+      { sessionId: 'ses_1', chain: 'fix-bug', inputs: { issue: 'it crashes' } },
+    ]);
+    expect((await weft(['chain', '--session', 'ses_1'], auth)).stderr).toContain('name the chain to run, or pass --list');
+  });
+
   it('allows what the agent asks, once each, with --yes', async () => {
     gateway = await startStubGateway({ key: KEY, turns: [askingTurn] });
     const result = await weft(['run', 'test it', '--session', 'ses_1', '--yes'], { ...env, WEFT_URL: gateway.url, WEFT_KEY: KEY });

@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { chainCommand } from './commands/chain';
 import { chatCommand } from './commands/chat';
 import { loginCommand } from './commands/login';
 import { modelsCommand } from './commands/models';
@@ -22,6 +23,7 @@ export function createProgram(ctx: CliContext): Command {
     .addCommand(workspaceCommand(ctx))
     .addCommand(runCommand(ctx))
     .addCommand(chatCommand(ctx))
+    .addCommand(chainCommand(ctx))
     .addHelpText('after', '\nStart with: weft login --url <gateway> --key <key>');
 }
 

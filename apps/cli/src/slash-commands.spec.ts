@@ -39,8 +39,11 @@ describe('chat slash commands', () => {
 
   it('turns /plan and /local into a task with its mode, and asks for the task when it is missing', async () => {
     const t = await setup();
-    expect(await t.commands.run('/plan add OAuth login')).toEqual({ turn: 'add OAuth login', options: { mode: 'plan' } });
-    expect(await t.commands.run('/local rename foo to bar')).toEqual({ turn: 'rename foo to bar', options: { to: 'junior' } });
+    expect(await t.commands.run('/plan add OAuth login')).toEqual({ start: { message: 'add OAuth login', options: { mode: 'plan' } } });
+    expect(await t.commands.run('/local rename foo to bar')).toEqual({ start: { message: 'rename foo to bar', options: { to: 'junior' } } });
+    expect(await t.commands.run('/chain fix-bug issue="it crashes" branch=main')).toEqual({
+      start: { chain: 'fix-bug', inputs: { issue: 'it crashes', branch: 'main' } },
+    });
     expect(await t.commands.run('/plan')).toBe('continue');
     expect(t.output.err).toContain('usage: /plan <task>');
   });
@@ -72,7 +75,7 @@ describe('chat slash commands', () => {
   it('lists every command in /help', async () => {
     const t = await setup();
     await t.commands.run('/help');
-    for (const command of ['/help', '/sessions', '/resume <id>', '/clear', '/permissions', '/plan <task>', '/local <task>', '/memory', '/exit, /quit']) {
+    for (const command of ['/help', '/sessions', '/resume <id>', '/clear', '/permissions', '/plan <task>', '/local <task>', '/memory', '/chains', '/chain <name>', '/exit, /quit']) {
       expect(t.output.out).toContain(command);
     }
   });

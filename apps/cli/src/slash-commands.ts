@@ -1,4 +1,6 @@
-import type { ApiClient, ScopeRules, SessionSummary, TurnOptions } from './api-client';
+import type { ApiClient, ChainListing, ScopeRules, SessionSummary, TurnOptions } from './api-client';
+import { parseInputs } from './chain-inputs';
+import type { TurnStart } from './turn';
 import { ApiError, formatError } from './errors';
 import type { Colors, Output } from './render';
 
@@ -7,8 +9,8 @@ export interface ChatState {
   sessionId: string;
 }
 
-/** `quit` ends the chat; `continue` reads the next line; a turn sends its task as `/plan` or `/local` asked. */
-export type SlashOutcome = 'quit' | 'continue' | { readonly turn: string; readonly options: TurnOptions };
+/** `quit` ends the chat; `continue` reads the next line; `start` starts a turn (`/plan`, `/local`, `/chain`). */
+export type SlashOutcome = 'quit' | 'continue' | { readonly start: TurnStart };
 
 /** Sessions `/sessions` lists; `GET /v1/sessions` returns them all. */
 export const MAX_LISTED_SESSIONS = 20;
@@ -23,6 +25,8 @@ const HELP: ReadonlyArray<readonly [string, string]> = [
   ['/plan <task>', 'planning mode: a plan, then each subtask in its own loop'],
   ['/local <task>', 'send the task straight to the junior (local) model'],
   ['/memory', "the workspace's shared notes; /memory add <text>, /memory rm <id>, /memory clear"],
+  ['/chains', "the workspace's chains (.weft/chains/*.yaml) and their inputs"],
+  ['/chain <name> [key=value …]', 'runs a chain with its inputs'],
   ['/exit, /quit', 'leave (Ctrl-D too)'],
 ];
 
@@ -74,6 +78,11 @@ export class SlashCommands {
         case '/memory':
           await this.memory(args[0], rest.slice(args[0]?.length ?? 0).trim());
           break;
+        case '/chains':
+          await this.chains();
+          break;
+        case '/chain':
+          return this.chain(args[0], rest.slice(args[0]?.length ?? 0).trim());
         default:
           this.err.write(`${this.c.yellow(`unknown command ${name}`)}: /help lists them\n`);
       }
@@ -85,9 +94,30 @@ export class SlashCommands {
   }
 
   private task(command: string, task: string, options: TurnOptions): SlashOutcome {
-    if (task) return { turn: task, options };
+    if (task) return { start: { message: task, options } };
     this.err.write(`${this.c.yellow('usage')}: ${command} <task>\n`);
     return 'continue';
+  }
+
+  private chain(name: string | undefined, inputs: string): SlashOutcome {
+    if (!name) {
+      this.err.write(`${this.c.yellow('usage')}: /chain <name> [key=value …] (see /chains)\n`);
+      return 'continue';
+    }
+    return { start: { chain: name, inputs: parseInputs(inputs) } };
+  }
+
+  private async chains(): Promise<void> {
+    const chains = await this.client.listChains(this.state.sessionId);
+    if (chains.length === 0) return void this.out.write(this.c.dim('no chains: add .weft/chains/<name>.yaml to the workspace\n'));
+    for (const chain of chains) this.out.write(`${this.chainLine(chain)}\n`);
+  }
+
+  private chainLine(chain: ChainListing): string {
+    if ('error' in chain) return `${this.c.bold(chain.name)}  ${this.c.red(chain.error)}`;
+    const inputs = Object.entries(chain.inputs).map(([key, spec]) => (spec.default === undefined ? `${key}=…` : `[${key}=${spec.default}]`));
+    const about = chain.description ? `  ${chain.description}` : '';
+    return `${this.c.bold(chain.name)} ${inputs.join(' ')}${about}  ${this.c.dim(`(${chain.steps} steps)`)}`;
   }
 
   private async memory(action: string | undefined, text: string): Promise<void> {

@@ -24,20 +24,24 @@ export interface TurnDeps {
 
 export type PermissionRequest = Extract<StoredSessionEvent, { type: 'permission.requested' }>;
 
+/** What starts a turn: a message (in planning mode, or to the junior, where asked), or a chain with its inputs. */
+export type TurnStart =
+  | { readonly message: string; readonly options?: TurnOptions }
+  | { readonly chain: string; readonly inputs: Readonly<Record<string, string>> };
+
+function startTurn(client: ApiClient, sessionId: string, start: TurnStart): Promise<string> {
+  if ('chain' in start) return client.runChain(sessionId, start.chain, start.inputs);
+  return client.postMessage(sessionId, start.message, start.options);
+}
+
 /**
- * Sends one message and follows its turn to the end. Reads `lastEventId` before posting, so no
- * event of the turn can slip between the post and the subscription (docs/api.md).
+ * Starts one turn and follows it to the end. Reads `lastEventId` before starting, so no event of
+ * the turn can slip between the post and the subscription (docs/api.md).
  */
-export async function runTurn(
-  deps: TurnDeps,
-  sessionId: string,
-  content: string,
-  signal?: AbortSignal,
-  options: TurnOptions = {},
-): Promise<TurnOutcome> {
+export async function runTurn(deps: TurnDeps, sessionId: string, what: string | TurnStart, signal?: AbortSignal): Promise<TurnOutcome> {
   const { client, renderer, jsonOut } = deps;
   const { lastEventId } = await client.getSession(sessionId);
-  const turnId = await client.postMessage(sessionId, content, options);
+  const turnId = await startTurn(client, sessionId, typeof what === 'string' ? { message: what } : what);
   const events = followEvents(client, sessionId, {
     after: lastEventId ?? undefined,
     signal,

@@ -1,13 +1,12 @@
 import { createInterface } from 'node:readline/promises';
 import { Command } from 'commander';
-import type { TurnOptions } from '../api-client';
 import { connect, errColors, outColors, status, type CliContext } from '../context';
 import { ApiError, formatError } from '../errors';
 import { terminalPermissionPrompt } from '../permission-prompt';
 import { TurnRenderer } from '../render';
 import { openSession, type SessionTargetOptions } from '../session-target';
 import { type ChatState, SlashCommands, isSlashCommand } from '../slash-commands';
-import { runTurn } from '../turn';
+import { type TurnStart, runTurn } from '../turn';
 import { withTargetOptions } from './target-options';
 
 export function chatCommand(ctx: CliContext): Command {
@@ -47,23 +46,22 @@ export function chatCommand(ctx: CliContext): Command {
         prompt();
         const next = await lines.next();
         if (next.done) break;
-        let content = String(next.value).trim();
+        const content = String(next.value).trim();
         if (!content) continue;
-        let options: TurnOptions = {};
+        let start: TurnStart = { message: content };
         if (isSlashCommand(content)) {
           const outcome = await commands.run(content);
           if (outcome === 'quit') break;
           if (outcome === 'continue') continue;
-          ({ turn: content, options } = outcome);
+          start = outcome.start;
         }
         turn = new AbortController();
         try {
           await runTurn(
             { client, renderer, onReconnect: (n) => status(ctx, `reconnecting (${n})…`), askPermission },
             state.sessionId,
-            content,
+            start,
             turn.signal,
-            options,
           );
         } catch (error) {
           renderer.endLine();

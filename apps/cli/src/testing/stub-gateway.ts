@@ -45,6 +45,8 @@ export interface StubGateway {
   readonly answers: Array<{ requestId: string; decision: string; reason?: string }>;
   /** Messages the CLI posted, with the session each went to and how it asked it to run. */
   readonly posted: Array<{ sessionId: string; content: string; mode?: string; to?: string }>;
+  /** Chains the CLI started, with their inputs. */
+  readonly chainRuns: Array<{ sessionId: string; chain: string; inputs: Record<string, string> }>;
   /** Shared notes by workspace, as the notes routes keep them. */
   readonly notes: Map<string, Array<{ id: string; text: string; source: string; author: string; createdAt: string }>>;
   /** Sessions the CLI created. */
@@ -66,6 +68,7 @@ export async function startStubGateway(options: StubGatewayOptions): Promise<Stu
   const posted: StubGateway['posted'] = [];
   const created: StubGateway['created'] = [];
   const notes: StubGateway['notes'] = new Map();
+  const chainRuns: StubGateway['chainRuns'] = [];
   const sessions = new Map<string, StubSession & { createdAt: string }>();
   for (const [index, session] of [{ id: 'ses_1', workspaceId: 'ws_1', model: 'tiny' }, ...(options.sessions ?? [])].entries()) {
     sessions.set(session.id, { ...session, createdAt: new Date(index * 60_000).toISOString() });
@@ -148,12 +151,19 @@ export async function startStubGateway(options: StubGatewayOptions): Promise<Stu
       const stored = options.rules?.[key] ?? {};
       return json(res, 200, { scope: key.split(':')[0], rules: { allow: stored.allow ?? [], ask: stored.ask ?? [], deny: stored.deny ?? [] } });
     }
-    if (session && sessionPath === 'POST /messages') {
+    if (session && sessionPath === 'GET /chains') {
+      return json(res, 200, { chains: [{ name: 'fix-bug', description: 'find and fix', inputs: { issue: {} }, steps: 2 }, { name: 'broken', error: 'not valid YAML' }] });
+    }
+    const chainRun = session ? /^POST \/chains\/([\w-]+)$/.exec(sessionPath ?? '') : null;
+    if (session && (sessionPath === 'POST /messages' || chainRun)) {
       const script = options.turns[turnCount];
       turnCount += 1;
       const turnId = `turn_${turnCount}`;
-      const { content, mode, to } = JSON.parse(body.toString()) as { content: string; mode?: string; to?: string };
-      posted.push({ sessionId: session.id, content, ...(mode ? { mode } : {}), ...(to ? { to } : {}) });
+      const parsed = JSON.parse(body.toString()) as { content: string; mode?: string; to?: string; inputs?: Record<string, string> };
+      const { mode, to } = parsed;
+      const content = chainRun?.[1] ? `Run chain "${chainRun[1]}"` : parsed.content;
+      if (chainRun?.[1]) chainRuns.push({ sessionId: session.id, chain: chainRun[1], inputs: parsed.inputs ?? {} });
+      else posted.push({ sessionId: session.id, content, ...(mode ? { mode } : {}), ...(to ? { to } : {}) });
       json(res, 202, { turnId });
       // Played after the reply, so the events arrive live on the client's stream.
       setImmediate(() => {
@@ -211,6 +221,7 @@ export async function startStubGateway(options: StubGatewayOptions): Promise<Stu
     posted,
     created,
     notes,
+    chainRuns,
     close: async () => {
       server.closeAllConnections();
       server.close();

@@ -1,0 +1,35 @@
+import { Command } from 'commander';
+import { inputsFromWords } from '../chain-inputs';
+import { connect, type CliContext } from '../context';
+import { UsageError } from '../errors';
+import { openSession } from '../session-target';
+import { type OneTurnOptions, followOneTurn, withOneTurnOptions } from './run';
+
+interface ChainOptions extends OneTurnOptions {
+  readonly list?: boolean;
+}
+
+export function chainCommand(ctx: CliContext): Command {
+  return withOneTurnOptions(
+    new Command('chain')
+      .description("run one of the workspace's chains (.weft/chains/<name>.yaml) with its inputs; exits 1 if it fails")
+      .argument('[name]', 'the chain')
+      .argument('[inputs...]', 'its inputs, as key=value (quote values with spaces)'),
+  )
+    .option('-l, --list', "list the workspace's chains and their inputs instead")
+    .addHelpText('after', '\nExamples:\n  weft chain --list --dir .\n  weft chain fix-bug issue="the login page crashes" --session ses_…')
+    .action(async (name: string | undefined, inputs: string[], options: ChainOptions) => {
+      const client = await connect(ctx);
+      if (!options.list && !name) throw new UsageError('name the chain to run, or pass --list');
+      const sessionId = await openSession(ctx, client, options, name ? `chain ${name}` : undefined);
+      if (options.list) {
+        for (const chain of await client.listChains(sessionId)) {
+          if ('error' in chain) ctx.stdout.write(`${chain.name}  ${chain.error}\n`);
+          else ctx.stdout.write(`${chain.name}  ${Object.keys(chain.inputs).map((key) => `${key}=…`).join(' ')}  ${chain.description ?? ''}\n`);
+        }
+        return;
+      }
+      const start = { chain: name as string, inputs: inputsFromWords(inputs) };
+      await followOneTurn(ctx, client, sessionId, start, options);
+    });
+}
