@@ -56,7 +56,8 @@ export class DirectLlama {
         ],
         { maxTokens, onTextChunk: () => (ttftMs = Number.isNaN(ttftMs) ? performance.now() - started : ttftMs) },
       );
-      return { ttftMs, tokens: sequence.tokenMeter.diff(before).usedOutputTokens };
+      const used = sequence.tokenMeter.diff(before);
+      return { ttftMs, tokens: used.usedOutputTokens, evaluated: used.usedInputTokens + (used.usedOutputTokens > 0 ? 1 : 0) };
     } finally {
       chat.dispose({ disposeSequence: false });
       this.free.push(sequence);
@@ -69,7 +70,7 @@ export class DirectLlama {
    * only what differs from the previous request on it, as the worker does for a new session on
    * a reused sequence. `evaluated` is llama.cpp's count of prompt tokens evaluated.
    */
-  async generateRequest(request: GenerateRequest, maxTokens: number, keepPrefix: boolean): Promise<RunSample & { evaluated: number }> {
+  async generateRequest(request: GenerateRequest, maxTokens: number, keepPrefix: boolean): Promise<RunSample> {
     const sequence = this.free.shift();
     if (!sequence) throw new Error('more concurrent requests than sequences');
     const started = performance.now();

@@ -29,7 +29,6 @@ export interface HttpSession {
 }
 
 export interface HttpReply extends RunSample {
-  evaluated: number;
   /** The turn went past one generation (the model called a tool, then summarised). */
   extraSteps: boolean;
 }

@@ -52,7 +52,7 @@ export class LlamaServer {
 
   /** What the server printed about its CPU backend (the kernel variant it was built for). */
   get cpuInfo(): string {
-    const line = this.log.join('').split('\n').find((l) => l.includes('system_info') || l.includes('CPU :'));
+    const line = this.log.join('').split('\n').find((l) => /system[ _]info|CPU : /.test(l));
     return line?.trim() ?? 'unknown';
   }
 
@@ -61,6 +61,7 @@ export class LlamaServer {
     let ttftMs = Number.NaN;
     let tokens = 0;
     let chunks = 0;
+    let evaluated: number | undefined;
     const response = await fetch(`${this.base}/v1/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -78,16 +79,22 @@ export class LlamaServer {
     const parser = createParser({
       onEvent: (event) => {
         if (event.data === '[DONE]') return;
-        const data = JSON.parse(event.data) as { choices?: { delta?: { content?: string } }[]; usage?: { completion_tokens?: number } };
+        const data = JSON.parse(event.data) as {
+          choices?: { delta?: { content?: string } }[];
+          usage?: { completion_tokens?: number; prompt_tokens?: number };
+          timings?: { prompt_n?: number };
+        };
         if (data.choices?.[0]?.delta?.content) {
           chunks++;
           if (Number.isNaN(ttftMs)) ttftMs = performance.now() - started;
         }
         if (data.usage?.completion_tokens !== undefined) tokens = data.usage.completion_tokens;
+        // timings.prompt_n: tokens evaluated now (prompt_tokens also counts a slot's cached prefix).
+        evaluated = data.timings?.prompt_n ?? data.usage?.prompt_tokens ?? evaluated;
       },
     });
     for await (const piece of response.body.pipeThrough(new TextDecoderStream())) parser.feed(piece);
-    return { ttftMs, tokens: tokens || chunks };
+    return { ttftMs, tokens: tokens || chunks, evaluated };
   }
 
   async close(): Promise<void> {
