@@ -36,7 +36,7 @@ const LEVELS = (process.env.BENCH_LEVELS ?? '1,4,8').split(',').map(Number);
 const MAX_TOKENS = Number(process.env.BENCH_MAX_TOKENS ?? 48);
 const TURNS = 10;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
-/** `short,http,transcript` by default; the http part alone takes ~15 minutes on 2 CPU cores (see docs/inference.md). */
+/** `short,http,transcript` by default; the http part alone took 25 minutes on 2 CPU cores (see docs/inference.md). */
 const PARTS = new Set((process.env.BENCH_PARTS ?? 'short,http,transcript').split(','));
 
 const SYSTEM = 'You are a careful coding agent working in a TypeScript monorepo. Read before you edit, run the tests after every change, and answer briefly.';
