@@ -23,6 +23,7 @@ export class LlamaServer {
     private readonly child: ChildProcess,
     private readonly base: string,
     private readonly log: string[],
+    private readonly cpuLine: { text?: string },
   ) {}
 
   static async start(options: LlamaServerOptions): Promise<LlamaServer> {
@@ -39,21 +40,23 @@ export class LlamaServer {
     ].flat();
     const child = spawn(options.bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     const log: string[] = [];
+    const cpuLine: { text?: string } = {};
     const keep = (chunk: Buffer) => {
-      log.push(chunk.toString());
+      const text = chunk.toString();
+      cpuLine.text ??= text.split('\n').find((l) => /system[ _]info|CPU : /.test(l))?.trim();
+      log.push(text);
       if (log.length > 200) log.shift();
     };
     child.stdout?.on('data', keep);
     child.stderr?.on('data', keep);
-    const server = new LlamaServer(child, `http://127.0.0.1:${port}`, log);
+    const server = new LlamaServer(child, `http://127.0.0.1:${port}`, log, cpuLine);
     await server.waitReady();
     return server;
   }
 
-  /** What the server printed about its CPU backend (the kernel variant it was built for). */
-  get cpuInfo(): string {
-    const line = this.log.join('').split('\n').find((l) => /system[ _]info|CPU : /.test(l));
-    return line?.trim() ?? 'unknown';
+  /** The server's CPU features line (the kernel variant it was built for), where its log level prints it. */
+  get cpuInfo(): string | undefined {
+    return this.cpuLine.text;
   }
 
   async generate(system: string, user: string, maxTokens: number): Promise<RunSample> {

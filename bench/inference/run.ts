@@ -100,7 +100,7 @@ async function shortPrompts(direct: DirectLlama, weft: WeftPath, server: LlamaSe
   }
   const backend = direct.gpu === 'false' ? 'CPU' : direct.gpu;
   console.log(`1. Short prompts, no shared prefix: node-llama-cpp in-process vs the worker over NATS${server ? ' vs llama-server' : ''}, best of ${ROUNDS} alternating rounds (llama.cpp backend: ${backend}; p99 of few samples is their maximum)`);
-  if (server) console.log(`   llama-server: ${server.cpuInfo}`);
+  if (server?.cpuInfo) console.log(`   llama-server: ${server.cpuInfo}`);
   console.log(
     table(
       ['concurrency', 'requests', 'direct TTFT p50 ms', 'p99', 'NATS TTFT p50 ms', 'p99', ...(server ? ['llama-server TTFT p50 ms', 'p99'] : []), 'direct tok/s', 'NATS tok/s', ...(server ? ['llama-server tok/s'] : []), 'NATS/direct', ...(server ? ['llama-server/direct'] : []), 'prompt tokens/req: direct', 'NATS', ...(server ? ['llama-server'] : [])],
