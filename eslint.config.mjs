@@ -3,7 +3,7 @@ import nx from '@nx/eslint-plugin';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', '.nx/**', 'scripts/**/*.mjs', 'vitest.config.ts', 'eslint.config.mjs'] },
+  { ignores: ['**/dist/**', '**/node_modules/**', '.nx/**', '.weft-test/**', 'scripts/**/*.mjs', 'vitest.config.ts', 'eslint.config.mjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

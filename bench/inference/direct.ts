@@ -1,3 +1,6 @@
+import type { GenerateRequest } from '@weft/contracts';
+import { toChatFunctions, toChatHistory } from '../../apps/inference/src/llama/chat-history';
+import { grammarLimits } from '../../apps/inference/src/tool-calls/tool-choice';
 import type { RunSample } from './stats';
 
 type Lib = typeof import('node-llama-cpp');
@@ -53,7 +56,34 @@ export class DirectLlama {
         ],
         { maxTokens, onTextChunk: () => (ttftMs = Number.isNaN(ttftMs) ? performance.now() - started : ttftMs) },
       );
-      return { ttftMs, tokens: sequence.tokenMeter.diff(before).usedOutputTokens };
+      const used = sequence.tokenMeter.diff(before);
+      return { ttftMs, tokens: used.usedOutputTokens, evaluated: used.usedInputTokens + (used.usedOutputTokens > 0 ? 1 : 0) };
+    } finally {
+      chat.dispose({ disposeSequence: false });
+      this.free.push(sequence);
+    }
+  }
+
+  /**
+   * A request as the gateway sends it to a worker (messages and tools), rendered the way the
+   * worker renders it. With `keepPrefix` the sequence keeps its tokens, so LlamaChat evaluates
+   * only what differs from the previous request on it, as the worker does for a new session on
+   * a reused sequence. `evaluated` is llama.cpp's count of prompt tokens evaluated.
+   */
+  async generateRequest(request: GenerateRequest, maxTokens: number, keepPrefix: boolean): Promise<RunSample> {
+    const sequence = this.free.shift();
+    if (!sequence) throw new Error('more concurrent requests than sequences');
+    const started = performance.now();
+    let ttftMs = Number.NaN;
+    const chat = new this.lib.LlamaChat({ contextSequence: sequence, chatWrapper: this.chatWrapper ?? 'auto' });
+    try {
+      if (!keepPrefix) await sequence.clearHistory();
+      const before = sequence.tokenMeter.getState();
+      const functions = toChatFunctions(request.tools, grammarLimits(request.tools ?? [], maxTokens));
+      const markFirst = () => (ttftMs = Number.isNaN(ttftMs) ? performance.now() - started : ttftMs);
+      await chat.generateResponse(toChatHistory(request.messages), { maxTokens, functions, onTextChunk: markFirst, onFunctionCallParamsChunk: markFirst });
+      const used = sequence.tokenMeter.diff(before);
+      return { ttftMs, tokens: used.usedOutputTokens, evaluated: used.usedInputTokens + (used.usedOutputTokens > 0 ? 1 : 0) };
     } finally {
       chat.dispose({ disposeSequence: false });
       this.free.push(sequence);

@@ -1,11 +1,16 @@
 /**
- * `npm run bench:inference`: node-llama-cpp called directly in this process vs the Weft inference
- * worker reached over NATS, on a benchmark-shape GGUF from the project's generator (1024 wide,
- * 8 layers, f16, ~180 MB, 8k context; cached under .weft-test/bench). Concurrency 1, 4 and 8: TTFT p50/p99,
- * aggregate tokens/s and the Weft/direct ratio. Then a 10-turn agent transcript replayed with the
- * session's KV cache kept and with it evicted before every turn: prompt tokens evaluated per turn.
- * Not a test: it prints tables. Needs Docker for NATS. The HTTP → gateway → SSE leg is not
- * included (it needs Redis, a user, a workspace and the agent loop around every request).
+ * `npm run bench:inference`: on a benchmark-shape GGUF from the project's generator (1024 wide,
+ * 8 layers, f16, ~180 MB, 8k context; cached under .weft-test/bench), at concurrency 1, 4 and 8,
+ * TTFT p50/p99 and aggregate tokens/s of:
+ *   1. node-llama-cpp called directly in this process vs the Weft inference worker reached over
+ *      NATS (and llama.cpp's llama-server on the same GGUF when LLAMA_SERVER_BIN is set), on
+ *      short prompts that share no prefix;
+ *   2. the full Weft path (HTTP → gateway → BullMQ → agent loop → NATS → worker → Redis event
+ *      log → SSE) vs node-llama-cpp directly on the very request the gateway sends (agent system
+ *      prompt and tool definitions), both reusing the prompt prefix a sequence already holds.
+ * Then a 10-turn agent transcript replayed with the session's KV cache kept and with it evicted
+ * before every turn: prompt tokens evaluated per turn. Not a test: it prints tables. Needs Docker
+ * for NATS and Redis.
  */
 import 'reflect-metadata';
 import { existsSync } from 'node:fs';
@@ -13,9 +18,11 @@ import { mkdir } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import type { ChatMessage, ToolDefinition } from '@weft/contracts';
-import { startNats } from '../../test/support/containers';
+import type { ChatMessage, GenerateRequest, ToolDefinition } from '@weft/contracts';
+import { startNats, startRedis } from '../../test/support/containers';
 import { DirectLlama } from './direct';
+import { HttpPath } from './http';
+import { LlamaServer } from './llama-server';
 import { runLevel, table, type LevelResult } from './stats';
 import { WeftPath } from './weft';
 
@@ -25,72 +32,146 @@ const MODEL = join(root, '.weft-test/bench/bench-1024x8-f16-ctx8k.gguf');
 const CONTEXT = 8192;
 const SEQUENCES = 8;
 const THREADS = Number(process.env.BENCH_THREADS ?? Math.max(1, cpus().length));
-const LEVELS = [1, 4, 8];
+const LEVELS = (process.env.BENCH_LEVELS ?? '1,4,8').split(',').map(Number);
 const MAX_TOKENS = Number(process.env.BENCH_MAX_TOKENS ?? 48);
 const TURNS = 10;
-const ROUNDS = 2;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+/** `short,http,transcript` by default; the http part alone took 25 minutes on 2 CPU cores (see docs/inference.md). */
+const PARTS = new Set((process.env.BENCH_PARTS ?? 'short,http,transcript').split(','));
 
 const SYSTEM = 'You are a careful coding agent working in a TypeScript monorepo. Read before you edit, run the tests after every change, and answer briefly.';
 
 async function main(): Promise<void> {
   await ensureModel();
   console.log(`model ${MODEL} · ${THREADS} threads · context ${CONTEXT} · ${SEQUENCES} sequences · ${MAX_TOKENS} tokens per reply\n`);
-  const requestsFor = (c: number) => Math.max(3, c * 2);
-  // Every request opens with its own line, so no two share a prefix a cache could reuse.
-  const prompt = (i: number, c: number) => ({ system: `Request ${c}-${i}-${Date.now()}. ${SYSTEM}`, user: `Summarise what file number ${i} of the project does.` });
-
   const direct = await DirectLlama.open({ modelPath: MODEL, contextSize: CONTEXT, sequences: SEQUENCES, threads: THREADS });
-  const gpu = direct.gpu;
-  const nats = await startNats();
+  const [nats, redis] = await Promise.all([startNats(), startRedis()]);
   const weft = await WeftPath.start({ natsUrl: nats.url, modelPath: MODEL, contextSize: CONTEXT, sequences: SEQUENCES, threads: THREADS });
+  const http = PARTS.has('http') ? await HttpPath.start({ natsUrl: nats.url, redisUrl: redis.url, concurrency: Math.max(...LEVELS), maxTokens: MAX_TOKENS }) : undefined;
+  const serverBin = process.env.LLAMA_SERVER_BIN;
+  const server = serverBin ? await LlamaServer.start({ bin: serverBin, modelPath: MODEL, contextSize: CONTEXT, parallel: SEQUENCES, threads: THREADS }) : undefined;
   try {
     await direct.generate('warm up', 'hello', 4);
     await weft.generate({ model: 'bench', messages: [{ role: 'user', content: 'warm up' }], maxTokens: 4 });
     await weft.generate({ model: 'bench-1', messages: [{ role: 'user', content: 'warm up' }], maxTokens: 4 });
-    const directResults: LevelResult[] = [];
-    const weftResults: LevelResult[] = [];
-    for (const c of LEVELS) {
-      // Alternating sides, best of ROUNDS: a shared machine's background load hits both alike.
-      const d: LevelResult[] = [];
-      const w: LevelResult[] = [];
-      for (let round = 0; round < ROUNDS; round++) {
-        d.push(await runLevel(c, requestsFor(c), (i) => direct.generate(prompt(i, c).system, prompt(i, c).user, MAX_TOKENS)));
-        w.push(
-          await runLevel(c, requestsFor(c), (i) =>
-            weft.generate({
-              model: 'bench',
-              sessionId: `bench-${c}-${round}-${i}`,
-              messages: [
-                { role: 'system', content: prompt(i, c).system },
-                { role: 'user', content: prompt(i, c).user },
-              ],
-              maxTokens: MAX_TOKENS,
-            }),
-          ),
-        );
-      }
-      directResults.push(best(d));
-      weftResults.push(best(w));
-    }
-    console.log(`Throughput and latency, best of ${ROUNDS} alternating rounds (llama.cpp backend: ${gpu === 'false' ? 'CPU' : gpu}; p99 of few samples is their maximum)`);
-    console.log(
-      table(
-        ['concurrency', 'requests', 'direct TTFT p50 ms', 'p99', 'Weft TTFT p50 ms', 'p99', 'direct tok/s', 'Weft tok/s', 'Weft/direct'],
-        LEVELS.map((c, i) => {
-          const d = directResults[i] as LevelResult;
-          const w = weftResults[i] as LevelResult;
-          return [c, d.requests, d.ttftP50, d.ttftP99, w.ttftP50, w.ttftP99, d.tokensPerSecond, w.tokensPerSecond, `${(w.tokensPerSecond / d.tokensPerSecond).toFixed(2)}x`];
-        }),
-      ),
-    );
-    console.log();
-    await transcript(weft);
+    await server?.generate('warm up', 'hello', 4);
+    if (PARTS.has('short')) await shortPrompts(direct, weft, server);
+    if (http) await agentPrompts(direct, http);
+    if (PARTS.has('transcript')) await transcript(weft);
   } finally {
+    await server?.close();
+    await http?.close();
     await weft.close();
     await direct.close();
-    await nats.stop();
+    await Promise.all([nats.stop(), redis.stop()]);
   }
 }
+
+/** Table 1: the same short prompts through node-llama-cpp, the worker over NATS and llama-server. */
+async function shortPrompts(direct: DirectLlama, weft: WeftPath, server: LlamaServer | undefined): Promise<void> {
+  // Every request opens with its own line, so no two share a prefix a cache could reuse.
+  const prompt = (i: number, c: number) => ({ system: `Request ${c}-${i}-${Date.now()}. ${SYSTEM}`, user: `Summarise what file number ${i} of the project does.` });
+  const sides = { direct: [] as LevelResult[], weft: [] as LevelResult[], server: [] as LevelResult[] };
+  for (const c of LEVELS) {
+    // Alternating sides, best of ROUNDS: a shared machine's background load hits all alike.
+    const d: LevelResult[] = [];
+    const w: LevelResult[] = [];
+    const l: LevelResult[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      d.push(await runLevel(c, requestsFor(c), (i) => direct.generate(prompt(i, c).system, prompt(i, c).user, MAX_TOKENS)));
+      w.push(
+        await runLevel(c, requestsFor(c), (i) =>
+          weft.generate({
+            model: 'bench',
+            sessionId: `bench-${c}-${round}-${i}`,
+            messages: [
+              { role: 'system', content: prompt(i, c).system },
+              { role: 'user', content: prompt(i, c).user },
+            ],
+            maxTokens: MAX_TOKENS,
+          }),
+        ),
+      );
+      if (server) l.push(await runLevel(c, requestsFor(c), (i) => server.generate(prompt(i, c).system, prompt(i, c).user, MAX_TOKENS)));
+    }
+    sides.direct.push(best(d));
+    sides.weft.push(best(w));
+    if (server) sides.server.push(best(l));
+  }
+  const backend = direct.gpu === 'false' ? 'CPU' : direct.gpu;
+  console.log(`1. Short prompts, no shared prefix: node-llama-cpp in-process vs the worker over NATS${server ? ' vs llama-server' : ''}, best of ${ROUNDS} alternating rounds (llama.cpp backend: ${backend}; p99 of few samples is their maximum)`);
+  if (server?.cpuInfo) console.log(`   llama-server: ${server.cpuInfo}`);
+  console.log(
+    table(
+      ['concurrency', 'requests', 'direct TTFT p50 ms', 'p99', 'NATS TTFT p50 ms', 'p99', ...(server ? ['llama-server TTFT p50 ms', 'p99'] : []), 'direct tok/s', 'NATS tok/s', ...(server ? ['llama-server tok/s'] : []), 'NATS/direct', ...(server ? ['llama-server/direct'] : []), 'prompt tokens/req: direct', 'NATS', ...(server ? ['llama-server'] : [])],
+      LEVELS.map((c, i) => {
+        const d = sides.direct[i] as LevelResult;
+        const w = sides.weft[i] as LevelResult;
+        const l = sides.server[i];
+        const ratio = (x: LevelResult) => `${(x.tokensPerSecond / d.tokensPerSecond).toFixed(2)}x`;
+        return [c, d.requests, d.ttftP50, d.ttftP99, w.ttftP50, w.ttftP99, ...(l ? [l.ttftP50, l.ttftP99] : []), d.tokensPerSecond, w.tokensPerSecond, ...(l ? [l.tokensPerSecond] : []), ratio(w), ...(l ? [ratio(l)] : []), d.evaluatedPerRequest, w.evaluatedPerRequest, ...(l ? [l.evaluatedPerRequest] : [])];
+      }),
+    ),
+  );
+  console.log();
+}
+
+/**
+ * The full Weft path against node-llama-cpp on the same request. One turn through the gateway
+ * shows what it sends the worker (agent system prompt, tool definitions, the message); the
+ * direct side replays exactly that with each request's own message. Every sequence is first
+ * filled with that prompt on both sides, so both evaluate only what follows the shared prefix,
+ * as a busy worker does: the figures are then what HTTP, the queue, Redis and SSE add.
+ */
+async function agentPrompts(direct: DirectLlama, http: HttpPath): Promise<void> {
+  const content = (i: number, c: number) => `Request ${c}-${i}: summarise what file number ${i} of the project does.`;
+  const capture = await http.captureNextRequest();
+  const first = await http.turn(await http.newSession('bench'), content(0, 0));
+  const sent = await capture.request;
+  const replay = (text: string): GenerateRequest => ({ ...sent, messages: sent.messages.map((m) => (m.role === 'user' ? { ...m, content: text } : m)) });
+  const sessions = async (n: number) => Promise.all(Array.from({ length: n }, () => http.newSession('bench')));
+  const warm = await sessions(SEQUENCES);
+  await runLevel(SEQUENCES, SEQUENCES, (i) => direct.generateRequest(replay(content(i, -1)), MAX_TOKENS, true));
+  await runLevel(SEQUENCES, SEQUENCES, (i) => http.turn(warm[i] as (typeof warm)[number], content(i, -1)));
+
+  const rows: (string | number)[][] = [];
+  let extraSteps = 0;
+  for (const c of LEVELS) {
+    const n = requestsFor(c);
+    const d: LevelResult[] = [];
+    const h: LevelResult[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      d.push(
+        await runLevel(c, n, (i) => direct.generateRequest(replay(content(i, c)), MAX_TOKENS, true)),
+      );
+      const fresh = await sessions(n);
+      h.push(
+        await runLevel(c, n, async (i) => {
+          const reply = await http.turn(fresh[i] as (typeof fresh)[number], content(i, c));
+          if (reply.extraSteps) extraSteps++;
+          return reply;
+        }),
+      );
+    }
+    const [bd, bh] = [best(d), best(h)];
+    rows.push([c, n, bd.ttftP50, bd.ttftP99, bh.ttftP50, bh.ttftP99, bd.tokensPerSecond, bh.tokensPerSecond, `${(bh.tokensPerSecond / bd.tokensPerSecond).toFixed(2)}x`, bd.evaluatedPerRequest, bh.evaluatedPerRequest]);
+  }
+  const promptChars = sent.messages.reduce((sum, m) => sum + m.content.length, 0) + JSON.stringify(sent.tools ?? []).length;
+  console.log(
+    `2. The full Weft path (HTTP → gateway → NATS → worker → SSE) vs node-llama-cpp on the request the gateway sends ` +
+      `(${sent.messages.length} messages, ${sent.tools?.length ?? 0} tools, ${promptChars} characters, ${first.evaluated ?? '?'} prompt tokens), prefix kept on both sides, best of ${ROUNDS} alternating rounds`,
+  );
+  console.log(
+    table(
+      ['concurrency', 'requests', 'direct TTFT p50 ms', 'p99', 'HTTP TTFT p50 ms', 'p99', 'direct tok/s', 'HTTP tok/s', 'HTTP/direct', 'prompt tokens/req: direct', 'HTTP'],
+      rows,
+    ),
+  );
+  if (extraSteps > 0) console.log(`(${extraSteps} HTTP turns called a tool and ran a second, summarising generation; their tokens count)`);
+  console.log();
+}
+
+const requestsFor = (c: number) => Math.max(3, c * 2);
 
 function best(results: LevelResult[]): LevelResult {
   return results.reduce((a, b) => (b.tokensPerSecond > a.tokensPerSecond ? b : a));

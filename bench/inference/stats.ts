@@ -9,6 +9,8 @@ export function percentile(samples: readonly number[], p: number): number {
 export interface RunSample {
   ttftMs: number;
   tokens: number;
+  /** Prompt tokens evaluated for this request, where the side reports it. */
+  evaluated?: number;
 }
 
 export interface LevelResult {
@@ -18,6 +20,8 @@ export interface LevelResult {
   ttftP99: number;
   tokensPerSecond: number;
   wallMs: number;
+  /** Mean prompt tokens evaluated per request (NaN where the side does not report it). */
+  evaluatedPerRequest: number;
 }
 
 /** Runs `requests` calls with at most `concurrency` in flight; TTFT per call, aggregate tokens/s. */
@@ -42,6 +46,7 @@ export async function runLevel(concurrency: number, requests: number, call: (i: 
     ttftP99: percentile(samples.map((s) => s.ttftMs), 99),
     tokensPerSecond: (tokens / wallMs) * 1000,
     wallMs,
+    evaluatedPerRequest: samples.reduce((sum, s) => sum + (s.evaluated ?? Number.NaN), 0) / samples.length,
   };
 }
 

@@ -66,7 +66,7 @@ export class WeftPath {
       if (chunk.type === 'done') result = chunk.result;
     }
     if (!result) throw new Error('stream ended without a result');
-    return { ttftMs, tokens: result.usage.completionTokens, result };
+    return { ttftMs, tokens: result.usage.completionTokens, evaluated: result.usage.evaluatedTokens, result };
   }
 
   async close(): Promise<void> {

@@ -6,3 +6,7 @@ export WEFT_REDIS_IMAGE=${WEFT_REDIS_IMAGE:-redis:7.0-bookworm}
 export WEFT_NATS_IMAGE=${WEFT_NATS_IMAGE:-nats:2.9-alpine}
 export WEFT_SANDBOX_IMAGE=${WEFT_SANDBOX_IMAGE:-weft/sandbox-runtime:latest}
 export WEFT_APP_IMAGE=${WEFT_APP_IMAGE:-weft/app:latest}
+# NVIDIA's CUDA 13 runtime (cudart, cuBLAS) for the GPU inference image; node-llama-cpp 3.22's
+# CUDA prebuilt is compiled with CUDA 13.1. The GPU image is built locally by images:cuda.
+export WEFT_CUDA_IMAGE=${WEFT_CUDA_IMAGE:-nvidia/cuda:13.1.0-runtime-ubuntu24.04}
+export WEFT_INFERENCE_CUDA_IMAGE=${WEFT_INFERENCE_CUDA_IMAGE:-weft/inference-cuda:latest}

@@ -1,0 +1,132 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { createParser } from 'eventsource-parser';
+import type { RunSample } from './stats';
+
+export interface LlamaServerOptions {
+  bin: string;
+  modelPath: string;
+  /** Per slot, like the worker's per-sequence context. */
+  contextSize: number;
+  parallel: number;
+  threads: number;
+}
+
+const READY_TIMEOUT_MS = 120_000;
+
+/**
+ * llama.cpp's own server on the same GGUF, threads and parallel slots, driven through its
+ * OpenAI-compatible streaming endpoint: the third column when LLAMA_SERVER_BIN is set.
+ */
+export class LlamaServer {
+  private constructor(
+    private readonly child: ChildProcess,
+    private readonly base: string,
+    private readonly log: string[],
+    private readonly cpuLine: { text?: string },
+  ) {}
+
+  static async start(options: LlamaServerOptions): Promise<LlamaServer> {
+    const port = await freePort();
+    const args = [
+      ['-m', options.modelPath],
+      ['-c', String(options.contextSize * options.parallel)],
+      ['--parallel', String(options.parallel)],
+      ['--threads', String(options.threads)],
+      ['--threads-batch', String(options.threads)],
+      ['--host', '127.0.0.1'],
+      ['--port', String(port)],
+      ['-ngl', '0'],
+    ].flat();
+    const child = spawn(options.bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const log: string[] = [];
+    const cpuLine: { text?: string } = {};
+    const keep = (chunk: Buffer) => {
+      const text = chunk.toString();
+      cpuLine.text ??= text.split('\n').find((l) => /system[ _]info|CPU : /.test(l))?.trim();
+      log.push(text);
+      if (log.length > 200) log.shift();
+    };
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
+    const server = new LlamaServer(child, `http://127.0.0.1:${port}`, log, cpuLine);
+    await server.waitReady();
+    return server;
+  }
+
+  /** The server's CPU features line (the kernel variant it was built for), where its log level prints it. */
+  get cpuInfo(): string | undefined {
+    return this.cpuLine.text;
+  }
+
+  async generate(system: string, user: string, maxTokens: number): Promise<RunSample> {
+    const started = performance.now();
+    let ttftMs = Number.NaN;
+    let tokens = 0;
+    let chunks = 0;
+    let evaluated: number | undefined;
+    const response = await fetch(`${this.base}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        messages: [
+          { role: 'system', content: system },
+          { role: 'user', content: user },
+        ],
+        max_tokens: maxTokens,
+        stream: true,
+        stream_options: { include_usage: true },
+      }),
+    });
+    if (!response.ok || !response.body) throw new Error(`llama-server: ${response.status} ${await response.text()}`);
+    const parser = createParser({
+      onEvent: (event) => {
+        if (event.data === '[DONE]') return;
+        const data = JSON.parse(event.data) as {
+          choices?: { delta?: { content?: string } }[];
+          usage?: { completion_tokens?: number; prompt_tokens?: number };
+          timings?: { prompt_n?: number };
+        };
+        if (data.choices?.[0]?.delta?.content) {
+          chunks++;
+          if (Number.isNaN(ttftMs)) ttftMs = performance.now() - started;
+        }
+        if (data.usage?.completion_tokens !== undefined) tokens = data.usage.completion_tokens;
+        // timings.prompt_n: tokens evaluated now (prompt_tokens also counts a slot's cached prefix).
+        evaluated = data.timings?.prompt_n ?? data.usage?.prompt_tokens ?? evaluated;
+      },
+    });
+    for await (const piece of response.body.pipeThrough(new TextDecoderStream())) parser.feed(piece);
+    return { ttftMs, tokens: tokens || chunks, evaluated };
+  }
+
+  async close(): Promise<void> {
+    if (this.child.exitCode !== null) return;
+    const exited = new Promise((resolve) => this.child.once('exit', resolve));
+    this.child.kill('SIGTERM');
+    await exited;
+  }
+
+  private async waitReady(): Promise<void> {
+    const deadline = Date.now() + READY_TIMEOUT_MS;
+    while (Date.now() < deadline) {
+      if (this.child.exitCode !== null) throw new Error(`llama-server exited with ${this.child.exitCode}:\n${this.log.join('').slice(-2000)}`);
+      const health = await fetch(`${this.base}/health`).catch(() => undefined);
+      if (health?.ok) return;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    await this.close();
+    throw new Error(`llama-server not ready after ${READY_TIMEOUT_MS} ms:\n${this.log.join('').slice(-2000)}`);
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
