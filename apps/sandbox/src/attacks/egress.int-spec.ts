@@ -1,20 +1,9 @@
 import Docker from 'dockerode';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startNats, startRedis, TestImages, type StartedService } from '../../../../test/support/containers';
-import { expectHealthy, waitFor } from '../testing/attack-helpers';
+import { CONNECT_PROBE as PROBE, expectHealthy, waitFor } from '../testing/attack-helpers';
 import { startSandboxHarness, type SandboxHarness } from '../testing/sandbox-harness';
 
-/** Tries each `host:port` from inside and prints one verdict per line. */
-const PROBE = [
-  'import socket, sys',
-  'for target in sys.argv[1:]:',
-  '    host, port = target.rsplit(":", 1)',
-  '    try:',
-  '        socket.create_connection((host, int(port)), timeout=2).close()',
-  '        print(target, "CONNECTED")',
-  '    except Exception as e:',
-  '        print(target, type(e).__name__)',
-].join('\n');
 
 const docker = new Docker({ socketPath: '/var/run/docker.sock' });
 const NETWORK = `weft-test-egress-${process.pid}`;

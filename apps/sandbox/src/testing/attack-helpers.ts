@@ -47,3 +47,15 @@ export async function expectHealthy(sandbox: SandboxHarness): Promise<void> {
   );
   expect((await sandbox.containers()).length).toBeLessThanOrEqual(2);
 }
+
+/** Tries each `host:port` from inside and prints one verdict per line. */
+export const CONNECT_PROBE = [
+  'import socket, sys',
+  'for target in sys.argv[1:]:',
+  '    host, port = target.rsplit(":", 1)',
+  '    try:',
+  '        socket.create_connection((host, int(port)), timeout=2).close()',
+  '        print(target, "CONNECTED")',
+  '    except Exception as e:',
+  '        print(target, type(e).__name__)',
+].join('\n');
