@@ -6,7 +6,6 @@ import { HeartbeatService } from './fleet/heartbeat.service';
 import { InferenceModule } from './generate/inference.module';
 import { InferenceMetrics } from './metrics/inference-metrics';
 import { MetricsLifecycle } from './metrics/metrics.lifecycle';
-import type { NatsEventBus } from './nats/event-bus';
 import type { ModelsConfig } from './registry/models-config.schema';
 import {
   EVENT_BUS,
@@ -19,6 +18,7 @@ import {
   type ServerLink,
   type WorkerIdentity,
 } from './tokens';
+import { NatsEventBus } from '@weft/messaging';
 
 /** Says goodbye on the heartbeat subject, then closes the event connection. */
 @Injectable()

@@ -4,11 +4,10 @@ import type { INestMicroservice } from '@nestjs/common';
 import type { InferenceConfig } from '@weft/config';
 import { QueueGroups } from '@weft/contracts';
 import { createLogger, type Logger } from '@weft/logging';
-import { createNatsMicroservice } from '@weft/messaging';
+import { createNatsMicroservice, NatsEventBus } from '@weft/messaging';
 import type { NatsConnection } from 'nats';
 import { createAppModule } from './app.module';
 import { HeartbeatService } from './fleet/heartbeat.service';
-import { NatsEventBus } from './nats/event-bus';
 import { loadModelsConfig } from './registry/load-models-config';
 import type { ServerLink, WorkerIdentity } from './tokens';
 

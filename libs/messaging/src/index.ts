@@ -5,3 +5,4 @@ export { WireErrorFilter, ZodPayloadPipe } from './rpc-server';
 export { createNatsMicroservice } from './microservice';
 export type { NatsMicroserviceOptions } from './microservice';
 export { listenAndMarkReady, markReady } from './readiness';
+export { NatsEventBus } from './event-bus';

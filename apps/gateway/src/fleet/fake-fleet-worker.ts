@@ -11,10 +11,9 @@ import {
   type WorkerHeartbeat,
 } from '@weft/contracts';
 import { createLogger } from '@weft/logging';
-import { createNatsMicroservice } from '@weft/messaging';
+import { createNatsMicroservice, NatsEventBus } from '@weft/messaging';
 import type { NatsConnection } from 'nats';
 import { Observable } from 'rxjs';
-import { FleetBus } from './fleet-bus';
 
 export interface FakeWorkerBehaviour {
   /** Answer INFERENCE.BUSY instead of generating. */
@@ -39,7 +38,7 @@ export class FakeFleetWorker {
   private constructor(
     readonly workerId: string,
     private readonly app: INestMicroservice,
-    private readonly bus: FleetBus,
+    private readonly bus: NatsEventBus,
     private readonly models: WorkerHeartbeat['models'],
     private readonly intervalMs: number,
   ) {}
@@ -50,7 +49,7 @@ export class FakeFleetWorker {
     const app = await createNatsMicroservice(fakeWorkerModule(workerId, () => holder.worker), { natsUrl, queue: QueueGroups.inference, logger: log });
     await app.listen();
     await app.unwrap<NatsConnection>().flush();
-    const bus = await FleetBus.connect(natsUrl, log);
+    const bus = await NatsEventBus.connect(natsUrl, 'fake-fleet-worker', log);
     const models = (options.models ?? ['tiny']).map((id) => ({
       id,
       provider: 'llama' as const,

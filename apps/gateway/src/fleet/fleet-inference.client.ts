@@ -9,7 +9,7 @@ import {
 } from '@weft/contracts';
 import type { Logger } from '@weft/logging';
 import type { RpcClient } from '@weft/messaging';
-import type { FleetBus } from './fleet-bus';
+import { NatsEventBus } from '@weft/messaging';
 import type { FleetRegistry } from './fleet-registry';
 import { MAX_ATTEMPTS, type AffinityStore, type FleetRouter, type Target } from './fleet-router';
 
@@ -38,7 +38,7 @@ const TRY_ELSEWHERE = new Set<string>([ErrorCode.InferenceBusy, ErrorCode.NoResp
 export class FleetInferenceClient implements FleetInference {
   constructor(
     private readonly rpc: RpcClient,
-    private readonly bus: FleetBus,
+    private readonly bus: NatsEventBus,
     private readonly registry: FleetRegistry,
     private readonly router: FleetRouter,
     private readonly affinity: AffinityStore,

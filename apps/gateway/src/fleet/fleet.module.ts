@@ -1,12 +1,11 @@
 import { Global, Injectable, Module, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { Routes } from '@weft/contracts';
 import type { Logger } from '@weft/logging';
-import { RpcClient } from '@weft/messaging';
+import { NatsEventBus, RpcClient } from '@weft/messaging';
 import type { Redis } from 'ioredis';
 import { GATEWAY_CONFIG, type GatewaySettings } from '../config';
 import { RedisKeys } from '../infra/redis-keys';
 import { LOGGER, REDIS } from '../infra/tokens';
-import { FleetBus } from './fleet-bus';
 import { FleetInferenceClient } from './fleet-inference.client';
 import { FleetKeys } from './fleet-keys';
 import { FleetRegistry } from './fleet-registry';
@@ -17,7 +16,7 @@ import { RedisFleetStore } from './redis-fleet.store';
 @Injectable()
 class HeartbeatListener implements OnModuleInit, OnApplicationShutdown {
   constructor(
-    private readonly bus: FleetBus,
+    private readonly bus: NatsEventBus,
     private readonly registry: FleetRegistry,
   ) {}
 
@@ -41,9 +40,9 @@ class HeartbeatListener implements OnModuleInit, OnApplicationShutdown {
 @Module({
   providers: [
     {
-      provide: FleetBus,
+      provide: NatsEventBus,
       inject: [GATEWAY_CONFIG, LOGGER],
-      useFactory: (config: GatewaySettings, log: Logger) => FleetBus.connect(config.NATS_URL, log),
+      useFactory: (config: GatewaySettings, log: Logger) => NatsEventBus.connect(config.NATS_URL, 'gateway-fleet', log),
     },
     {
       provide: RedisFleetStore,
@@ -62,8 +61,8 @@ class HeartbeatListener implements OnModuleInit, OnApplicationShutdown {
     },
     {
       provide: FleetInferenceClient,
-      inject: [RpcClient, FleetBus, FleetRegistry, FleetRouter, RedisFleetStore, LOGGER],
-      useFactory: (rpc: RpcClient, bus: FleetBus, registry: FleetRegistry, router: FleetRouter, store: RedisFleetStore, log: Logger) =>
+      inject: [RpcClient, NatsEventBus, FleetRegistry, FleetRouter, RedisFleetStore, LOGGER],
+      useFactory: (rpc: RpcClient, bus: NatsEventBus, registry: FleetRegistry, router: FleetRouter, store: RedisFleetStore, log: Logger) =>
         new FleetInferenceClient(rpc, bus, registry, router, store, log.child({ component: 'fleet' })),
     },
     HeartbeatListener,

@@ -2,8 +2,8 @@ import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common'
 import { Routes } from '@weft/contracts';
 import type { Subscription } from 'nats';
 import { InferenceService } from '../generate/inference.service';
-import type { NatsEventBus } from '../nats/event-bus';
 import { EVENT_BUS } from '../tokens';
+import { NatsEventBus } from '@weft/messaging';
 
 /**
  * Nest's NATS transport never tells a worker that the caller went away, so callers publish

@@ -4,8 +4,8 @@ import type { InferenceConfig } from '@weft/config';
 import { Routes, type WorkerHeartbeat } from '@weft/contracts';
 import type { Logger } from '@weft/logging';
 import { InferenceService } from '../generate/inference.service';
-import type { NatsEventBus } from '../nats/event-bus';
 import { EVENT_BUS, INFERENCE_CONFIG, LOGGER, SERVER_LINK, WORKER_IDENTITY, type ServerLink, type WorkerIdentity } from '../tokens';
+import { NatsEventBus } from '@weft/messaging';
 
 /**
  * Announces the worker every HEARTBEAT_INTERVAL_MS: its models, free sequences and cached

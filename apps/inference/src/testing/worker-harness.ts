@@ -7,10 +7,9 @@ import type { INestMicroservice } from '@nestjs/common';
 import { inferenceConfigSchema } from '@weft/config';
 import { AppError, Routes, type GenerateChunk, type GenerateResult, type RouteRequest } from '@weft/contracts';
 import { createLogger } from '@weft/logging';
-import { connectRpcClient, type RpcClient } from '@weft/messaging';
+import { connectRpcClient, NatsEventBus, type RpcClient } from '@weft/messaging';
 import type { NatsConnection } from 'nats';
 import { createInferenceApp } from '../app';
-import { NatsEventBus } from '../nats/event-bus';
 
 const root = resolve(__dirname, '../../../..');
 

@@ -6,16 +6,16 @@ import { LOGGER, SANDBOX_CONFIG } from '../tokens';
 import { LongRunService } from './long-run.service';
 import { LongRunWorker } from './long-run.worker';
 import { RunCancellations } from './run-cancellations';
-import { SandboxBus } from './sandbox-bus';
+import { NatsEventBus } from '@weft/messaging';
 
 /** Long runs: the queue's worker, their streamed output and their cancellation. */
 @Module({
   imports: [ExecModule],
   providers: [
     {
-      provide: SandboxBus,
+      provide: NatsEventBus,
       inject: [SANDBOX_CONFIG, LOGGER],
-      useFactory: (config: SandboxConfig, logger: Logger) => SandboxBus.connect(config.NATS_URL, logger),
+      useFactory: (config: SandboxConfig, logger: Logger) => NatsEventBus.connect(config.NATS_URL, 'sandbox-bus', logger),
     },
     { provide: RunCancellations, useFactory: () => new RunCancellations() },
     LongRunService,

@@ -14,7 +14,7 @@ import { ExecService } from '../exec/exec.service';
 import { LOGGER, SANDBOX_CONFIG } from '../tokens';
 import { OutputBatcher } from './output-batcher';
 import { RunCancellations } from './run-cancellations';
-import { SandboxBus } from './sandbox-bus';
+import { NatsEventBus } from '@weft/messaging';
 
 /**
  * Runs one long run with the same hardening as any other (it goes through ExecService),
@@ -26,7 +26,7 @@ export class LongRunService {
   constructor(
     @Inject(SANDBOX_CONFIG) private readonly config: SandboxConfig,
     private readonly exec: ExecService,
-    private readonly bus: SandboxBus,
+    private readonly bus: NatsEventBus,
     private readonly cancellations: RunCancellations,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
@@ -35,7 +35,7 @@ export class LongRunService {
     const { runId, request } = job;
     const log = this.logger.child({ runId, sessionId: job.sessionId, turnId: job.turnId });
     const publish = (message: RunOutputMessage) =>
-      this.bus.publish(sandboxRunOutputSubject(runId), runOutputMessageSchema, message);
+      this.bus.publishTo(sandboxRunOutputSubject(runId), runOutputMessageSchema, message);
     const signal = this.cancellations.begin(runId);
     try {
       if (!signal) throw new AppError(ErrorCode.SandboxCancelled, 'The run was cancelled before it started');

@@ -8,7 +8,7 @@ import type { Subscription } from 'nats';
 import { LOGGER, SANDBOX_CONFIG } from '../tokens';
 import { LongRunService } from './long-run.service';
 import { RunCancellations } from './run-cancellations';
-import { SandboxBus } from './sandbox-bus';
+import { NatsEventBus } from '@weft/messaging';
 
 /** How long a shutdown lets long runs finish before it kills them. */
 const CLOSE_DEADLINE_MS = 10_000;
@@ -27,7 +27,7 @@ export class LongRunWorker implements OnApplicationBootstrap, BeforeApplicationS
     @Inject(SANDBOX_CONFIG) private readonly config: SandboxConfig,
     private readonly runs: LongRunService,
     private readonly cancellations: RunCancellations,
-    private readonly bus: SandboxBus,
+    private readonly bus: NatsEventBus,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 

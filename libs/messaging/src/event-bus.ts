@@ -7,21 +7,26 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 /**
- * Plain NATS for what Nest's transport cannot do: cancel requests heard by every replica (Nest
- * puts all handlers in the service's queue group) and a long run's messages on its own subject.
- * JSON bodies, validated against the contract's schema on both ends.
+ * Plain NATS for what Nest's transport cannot do: fire-and-forget events every replica must
+ * hear (cancel requests, heartbeats; Nest puts all handlers in the service's queue group) and
+ * messages on per-run subjects. JSON bodies, validated against the contract's schema on both ends.
  */
-export class SandboxBus {
+export class NatsEventBus {
   private constructor(
     private readonly connection: NatsConnection,
     private readonly log: Logger,
   ) {}
 
-  static async connect(url: string, log: Logger): Promise<SandboxBus> {
-    return new SandboxBus(await connect({ servers: [url], name: 'sandbox-bus', maxReconnectAttempts: -1 }), log);
+  static async connect(url: string, name: string, log: Logger): Promise<NatsEventBus> {
+    return new NatsEventBus(await connect({ servers: [url], name, maxReconnectAttempts: -1 }), log);
   }
 
-  publish<S extends z.ZodType>(subject: string, schema: S, payload: z.input<S>): void {
+  publish<P extends z.ZodType>(route: EventRoute<P>, payload: z.input<P>): void {
+    this.publishTo(route.subject, route.request, payload);
+  }
+
+  /** For subjects made per message (a long run's output); nothing is sent once the bus is closing. */
+  publishTo<S extends z.ZodType>(subject: string, schema: S, payload: z.input<S>): void {
     if (this.connection.isClosed() || this.connection.isDraining()) return;
     this.connection.publish(subject, encoder.encode(JSON.stringify(schema.parse(payload))));
   }
@@ -31,17 +36,17 @@ export class SandboxBus {
     return this.connection.subscribe(route.subject, {
       callback: (error, message) => {
         if (error) {
-          this.log.warn({ err: error, subject: route.subject }, 'sandbox bus subscription error');
+          this.log.warn({ err: error, subject: route.subject }, 'event subscription error');
           return;
         }
         const parsed = route.request.safeParse(parseJson(decoder.decode(message.data)));
         if (parsed.success) handler(parsed.data);
-        else this.log.warn({ subject: route.subject }, 'dropping an invalid sandbox bus message');
+        else this.log.warn({ subject: route.subject }, 'dropping an invalid event (not JSON, or not its schema)');
       },
     });
   }
 
-  /** Sends what is buffered and waits for the server to have it. */
+  /** Sends what is buffered, then waits for the server to have it. */
   async flush(): Promise<void> {
     if (!this.connection.isClosed()) await this.connection.flush();
   }
