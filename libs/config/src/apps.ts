@@ -43,6 +43,16 @@ export const gatewayConfigSchema = z.object({
    * Off by default: runs then never leave their container's loopback.
    */
   SANDBOX_EGRESS_ALLOWED: booleanFlag().default(false),
+  /**
+   * A new session's sandbox network when it asks for none: `proxy` (package registries through
+   * the allow-listing proxy; compose sets it), `none`, or `egress` (needs SANDBOX_EGRESS_ALLOWED).
+   */
+  SANDBOX_DEFAULT_NETWORK: z.enum(['none', 'proxy', 'egress']).default('none'),
+  /**
+   * Whether commands may write to the workspace (`sandboxWorkspace: "read-write"`, the default for
+   * new sessions). Off: every session is read-only and asking for writes is refused.
+   */
+  SANDBOX_WORKSPACE_WRITES: booleanFlag().default(true),
   /** A run asking for a timeout past this goes through the long-run queue, streamed and cancellable. */
   SANDBOX_LONG_RUN_THRESHOLD_MS: positiveInt().default(60_000),
   /** The timeout given to a long run (installs, test suites); the sandbox's cap is 600000. */
@@ -155,7 +165,34 @@ export const toolsConfigSchema = z.object({
 });
 export type ToolsConfig = z.infer<typeof toolsConfigSchema>;
 
-export const sandboxConfigSchema = z.object({
+const IMAGE_ID = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
+
+/**
+ * The admin's catalogue of images commands may run in: `id=image` pairs, comma-separated
+ * (`dev=weft/sandbox-dev:latest,minimal=weft/sandbox-runtime:latest`).
+ */
+const imageCatalogue = () =>
+  z
+    .string()
+    .default('dev=weft/sandbox-dev:latest,minimal=weft/sandbox-runtime:latest')
+    .transform((list, ctx) => {
+      const images: Record<string, string> = {};
+      for (const pair of list.split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+        const [id, image, ...rest] = pair.split('=');
+        if (!id || !image || rest.length > 0 || !IMAGE_ID.test(id)) {
+          ctx.addIssue({ code: 'custom', message: `"${pair}" is not id=image (ids: lower-case letters, digits, ".", "_", "-")` });
+          return z.NEVER;
+        }
+        images[id] = image;
+      }
+      if (Object.keys(images).length === 0) {
+        ctx.addIssue({ code: 'custom', message: 'must name at least one image' });
+        return z.NEVER;
+      }
+      return images;
+    });
+
+const sandboxEnvSchema = z.object({
   ...natsEnv,
   ...readinessEnv,
   ...logEnv,
@@ -204,5 +241,30 @@ export const sandboxConfigSchema = z.object({
     .string()
     .regex(/^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,63}$/)
     .default('weft-sandbox-egress'),
+  SANDBOX_IMAGES: imageCatalogue(),
+  /** The catalogue id a command runs in when neither the session nor the workspace picks one. */
+  SANDBOX_DEFAULT_IMAGE: z.string().regex(IMAGE_ID).default('dev'),
+  /** A session's container with no command for this long stops and is removed. */
+  SANDBOX_SESSION_IDLE_MS: positiveInt().min(1_000).default(15 * 60_000),
+  /** However busy, a session's container is replaced after this (any replica's sweep removes it). */
+  SANDBOX_SESSION_MAX_MS: positiveInt().min(60_000).default(24 * 60 * 60_000),
+  /**
+   * The allow-listing proxy's container, connected to each user's proxy network; unset, the
+   * container labelled `weft.proxy=1` in the sandbox's own compose project.
+   */
+  SANDBOX_PROXY_CONTAINER: z.string().min(1).optional(),
+  SANDBOX_PROXY_PORT: positiveInt().max(65535).default(3128),
+  /** Each user's npm, pip, Go and cargo caches in a volume of their own, kept across sessions. */
+  SANDBOX_PACKAGE_CACHE: booleanFlag().default(true),
 });
-export type SandboxConfig = z.infer<typeof sandboxConfigSchema>;
+
+export const sandboxConfigSchema = sandboxEnvSchema.superRefine((config, ctx) => {
+  if (!(config.SANDBOX_DEFAULT_IMAGE in config.SANDBOX_IMAGES)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['SANDBOX_DEFAULT_IMAGE'],
+      message: `"${config.SANDBOX_DEFAULT_IMAGE}" is not in SANDBOX_IMAGES (${Object.keys(config.SANDBOX_IMAGES).join(', ')})`,
+    });
+  }
+});
+export type SandboxConfig = z.infer<typeof sandboxEnvSchema>;

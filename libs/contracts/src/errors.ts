@@ -40,6 +40,10 @@ export const ErrorCode = {
   SandboxUnavailable: 'SANDBOX.UNAVAILABLE',
   /** A long run was cancelled: its container was killed, or it never started. */
   SandboxCancelled: 'SANDBOX.CANCELLED',
+  /** An image id that the admin's catalogue (SANDBOX_IMAGES) does not hold. */
+  SandboxImageUnknown: 'SANDBOX.IMAGE_UNKNOWN',
+  /** The user's workspaces hold more than WORKSPACE_QUOTA_BYTES: writes are refused until they shrink. */
+  WorkspaceQuotaExceeded: 'WORKSPACE.QUOTA_EXCEEDED',
   UnknownTool: 'AGENT.UNKNOWN_TOOL',
   InvalidToolArguments: 'AGENT.INVALID_TOOL_ARGUMENTS',
   IterationLimit: 'AGENT.ITERATION_LIMIT',

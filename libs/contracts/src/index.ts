@@ -94,10 +94,23 @@ export {
   cancelRunSchema,
   execRequestSchema,
   execResultSchema,
+  execSessionSchema,
   runOutputMessageSchema,
+  sandboxImageIdSchema,
+  sandboxImagesSchema,
   sandboxNetworkSchema,
+  workspaceChangesSchema,
 } from './sandbox';
-export type { CancelRun, ExecRequest, ExecResult, RunOutputMessage, SandboxNetwork } from './sandbox';
+export type {
+  CancelRun,
+  ExecRequest,
+  ExecResult,
+  ExecSession,
+  RunOutputMessage,
+  SandboxImages,
+  SandboxNetwork,
+  WorkspaceChanges,
+} from './sandbox';
 export { interruptReasonSchema, sessionEventSchema, subtaskSchema } from './events';
 export type { InterruptReason, SessionEvent, SessionEventType, StoredSessionEvent, Subtask } from './events';
 export { Routes } from './routes';

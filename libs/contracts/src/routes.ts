@@ -7,7 +7,14 @@ import {
   listModelsResultSchema,
   workerHeartbeatSchema,
 } from './inference';
-import { cancelRunSchema, execRequestSchema, execResultSchema } from './sandbox';
+import {
+  cancelRunSchema,
+  execRequestSchema,
+  execResultSchema,
+  releaseSessionRequestSchema,
+  releaseSessionResultSchema,
+  sandboxImagesSchema,
+} from './sandbox';
 import { InferenceSubjects, SandboxSubjects, ToolsSubjects } from './subjects';
 import {
   createWorkspaceRequestSchema,
@@ -70,6 +77,8 @@ export const Routes = {
   toolsWorkspaceUsage: route(ToolsSubjects.workspaceUsage, workspaceUsageRequestSchema, workspaceUsageResultSchema),
   sandboxExec: route(SandboxSubjects.exec, execRequestSchema, execResultSchema),
   sandboxCancel: event(SandboxSubjects.cancel, cancelRunSchema),
+  sandboxImages: route(SandboxSubjects.images, z.object({}), sandboxImagesSchema),
+  sandboxReleaseSession: route(SandboxSubjects.releaseSession, releaseSessionRequestSchema, releaseSessionResultSchema),
 } as const;
 
 export type RouteRequest<R> = R extends Route<infer Req, z.ZodType> ? z.input<Req> : never;

@@ -3,12 +3,29 @@ import { wireErrorSchema } from './errors';
 import { workspaceIdSchema } from './tools';
 
 /**
- * A run's network: `none` (loopback only, the default) or `egress`, a dedicated bridge network
- * that reaches the internet but not the services of the deployment. The gateway decides which
- * from the session's policy and the server's SANDBOX_EGRESS_ALLOWED.
+ * A run's network: `none` (loopback only), `proxy` (an internal network whose only way out is
+ * the allow-listing proxy: package registries, nothing else), or `egress`, a bridge network that
+ * reaches the internet directly but not the services of the deployment. The gateway decides
+ * which from the session's policy and the server's settings.
  */
-export const sandboxNetworkSchema = z.enum(['none', 'egress']);
+export const sandboxNetworkSchema = z.enum(['none', 'proxy', 'egress']);
 export type SandboxNetwork = z.infer<typeof sandboxNetworkSchema>;
+
+/** An id of the admin's sandbox image catalogue (`SANDBOX_IMAGES`). */
+export const sandboxImageIdSchema = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9_.-]{0,63}$/, 'lower-case letters, digits, ".", "_" and "-"');
+
+/**
+ * The session a command belongs to: it runs in that session's own container, created on its
+ * first command and reused by the next ones. Ids come from the gateway, never from the model.
+ */
+export const execSessionSchema = z.object({
+  sessionId: z.string().regex(/^ses_[A-Za-z0-9_-]{8,64}$/, 'not a session id'),
+  /** The session's owner: their package cache and their proxy network. */
+  ownerId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'not a user id'),
+});
+export type ExecSession = z.infer<typeof execSessionSchema>;
 
 export const execRequestSchema = z.discriminatedUnion('mode', [
   z.object({
@@ -16,10 +33,17 @@ export const execRequestSchema = z.discriminatedUnion('mode', [
     workspaceId: workspaceIdSchema,
     command: z.string().min(1),
     cwd: z.string().optional(),
-    /** Mount the workspace read-write; read-only otherwise. */
+    /** Mount the workspace read-write (`.weft/` stays read-only); read-only otherwise. */
     writable: z.boolean().default(false),
     timeoutMs: z.number().int().positive().max(600_000).optional(),
     network: sandboxNetworkSchema.default('none'),
+    /** Runs in the session's warm container; absent, in a throwaway one. */
+    session: execSessionSchema.optional(),
+    /**
+     * The catalogue image to run in; absent, the workspace's `.weft/settings.json`, then its
+     * devcontainer's image when catalogued, then the catalogue's default.
+     */
+    image: sandboxImageIdSchema.optional(),
   }),
   z.object({
     mode: z.literal('code'),
@@ -33,15 +57,43 @@ export const execRequestSchema = z.discriminatedUnion('mode', [
 ]);
 export type ExecRequest = z.input<typeof execRequestSchema>;
 
+/**
+ * What a writable run did to the workspace, compared before and after. Paths are relative to the
+ * workspace; a folder of dependencies (`node_modules`, `.venv`, ...) counts as one entry with
+ * the number of files it gained, changed or lost.
+ */
+export const workspaceChangesSchema = z.object({
+  created: z.array(z.string()),
+  modified: z.array(z.string()),
+  deleted: z.array(z.string()),
+  /** Dependency folders that changed, with how many files in them did. */
+  folders: z.array(z.object({ path: z.string(), files: z.number().int().nonnegative() })).default([]),
+  /** More paths changed than are listed. */
+  truncated: z.boolean().default(false),
+  /** What the workspace holds now. */
+  bytes: z.number().int().nonnegative(),
+});
+export type WorkspaceChanges = z.infer<typeof workspaceChangesSchema>;
+
 export const execResultSchema = z.object({
   exitCode: z.number().int().nullable(),
+  /** When capped: the head and the tail of the stream, the middle cut (`stdoutCutBytes`). */
   stdout: z.string(),
   stderr: z.string(),
   stdoutTruncated: z.boolean(),
   stderrTruncated: z.boolean(),
+  /** Bytes of the stream left out of the middle when it was capped. */
+  stdoutCutBytes: z.number().int().nonnegative().optional(),
+  stderrCutBytes: z.number().int().nonnegative().optional(),
   timedOut: z.boolean(),
   oomKilled: z.boolean(),
   durationMs: z.number().nonnegative(),
+  /** The catalogue id of the image it ran in (commands only). */
+  image: z.string().optional(),
+  /** Ran in the session's container that an earlier command had already started. */
+  reused: z.boolean().optional(),
+  /** A writable run's effect on the workspace. */
+  changes: workspaceChangesSchema.optional(),
 });
 export type ExecResult = z.infer<typeof execResultSchema>;
 
@@ -65,6 +117,17 @@ export const runOutputMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('failed'), runId: z.string(), error: wireErrorSchema }),
 ]);
 export type RunOutputMessage = z.infer<typeof runOutputMessageSchema>;
+
+/** The admin's catalogue of images commands may run in (`SANDBOX_IMAGES`). */
+export const sandboxImagesSchema = z.object({
+  default: sandboxImageIdSchema,
+  images: z.array(z.object({ id: sandboxImageIdSchema, image: z.string() })),
+});
+export type SandboxImages = z.infer<typeof sandboxImagesSchema>;
+
+/** Removes a session's container (the session was deleted); `removed` counts containers. */
+export const releaseSessionRequestSchema = z.object({ sessionId: execSessionSchema.shape.sessionId });
+export const releaseSessionResultSchema = z.object({ removed: z.number().int().nonnegative() });
 
 /** Stops a long run wherever it is: its container is killed and removed, or it never starts. */
 export const cancelRunSchema = z.object({ runId: z.string().min(1) });

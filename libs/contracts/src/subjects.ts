@@ -28,6 +28,8 @@ export const SandboxSubjects = {
   exec: 'weft.sandbox.v1.exec',
   /** Every sandbox worker listens (no queue group); the one running the long run kills it. */
   cancel: 'weft.sandbox.v1.cancel',
+  images: 'weft.sandbox.v1.images',
+  releaseSession: 'weft.sandbox.v1.release-session',
 } as const;
 
 /** Where a long run's progress, output and outcome are published (`runOutputMessageSchema`). */

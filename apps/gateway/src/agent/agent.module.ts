@@ -32,9 +32,21 @@ import { TurnCancellation } from './turn-cancellation';
 import { TurnControlModule } from './turn-control.module';
 import { TurnRunner } from './turn-runner';
 import { TurnWorker } from './turn-worker';
+import { WorkspaceQuotaGuard } from '../workspaces/workspace-quota-guard';
+import { WorkspacesModule } from '../workspaces/workspaces.module';
 
 @Module({
-  imports: [SessionsModule, EventsModule, PermissionsModule, InstructionsModule, TurnControlModule, ModelsModule, NotesModule, ChainsModule],
+  imports: [
+    SessionsModule,
+    EventsModule,
+    PermissionsModule,
+    InstructionsModule,
+    TurnControlModule,
+    ModelsModule,
+    NotesModule,
+    ChainsModule,
+    WorkspacesModule,
+  ],
   providers: [
     {
       provide: TurnRunner,
@@ -54,6 +66,7 @@ import { TurnWorker } from './turn-worker';
         NotesRepository,
         RpcChainLoader,
         LongRunClient,
+        WorkspaceQuotaGuard,
         LOGGER,
       ],
       useFactory: (
@@ -72,6 +85,7 @@ import { TurnWorker } from './turn-worker';
         notes: NotesRepository,
         chains: RpcChainLoader,
         longRuns: LongRunClient,
+        quota: WorkspaceQuotaGuard,
         logger: Logger,
       ) =>
         new TurnRunner(
@@ -96,6 +110,7 @@ import { TurnWorker } from './turn-worker';
             notes,
             chains,
             models: modelCatalog(models),
+            quota,
             logger,
           },
           {

@@ -33,6 +33,12 @@ export interface ExecOptions {
   turnId?: string;
 }
 
+/** The per-user workspace quota (WORKSPACE_QUOTA_BYTES) for what tools and commands write. */
+export interface WorkspaceQuotaPort {
+  assertCanWrite(ownerId: string): Promise<void>;
+  measure(ownerId: string): Promise<{ usedBytes: number; quotaBytes: number; over: boolean }>;
+}
+
 export interface SandboxPort {
   exec(request: ExecRequest, options?: ExecOptions): Promise<ExecResult>;
 }
@@ -46,6 +52,10 @@ export interface TurnSession {
   maxIterations: number | null;
   /** The session's sandbox network policy; `none` when absent. */
   sandboxNetwork?: SandboxNetwork;
+  /** Whether its commands may write to the workspace; read-only when absent. */
+  sandboxWorkspace?: 'read-only' | 'read-write';
+  /** The catalogue image its commands run in. */
+  sandboxImage?: string | null;
 }
 
 /** What a tool call came to; stored by call id so a resumed run never runs a call twice. */

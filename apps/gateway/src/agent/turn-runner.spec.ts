@@ -310,11 +310,19 @@ describe('TurnRunner', () => {
     expect(completed?.type === 'tool.completed' && completed.output).toMatch(/AGENT.UNKNOWN_TOOL.*read_file/);
   });
 
-  it('runs commands in the sandbox read-only and formats the result', async () => {
+  it("runs commands in the session's container, read-only for a session stored without a workspace mode, and formats the result", async () => {
     const t = setup([{ toolCalls: [call('run_command', { command: 'npm test' })] }, { text: 'tests pass' }]);
     await t.run();
     expect(t.execs).toEqual([
-      { mode: 'command', workspaceId: 'ws_test00001', command: 'npm test', cwd: undefined, writable: false, network: 'none' },
+      {
+        mode: 'command',
+        workspaceId: 'ws_test00001',
+        command: 'npm test',
+        cwd: undefined,
+        writable: false,
+        network: 'none',
+        session: { sessionId: 'ses_test0001', ownerId: 'usr_test0001' },
+      },
     ]);
     const completed = t.store.events.find((e) => e.type === 'tool.completed');
     expect(completed).toMatchObject({ isError: false });

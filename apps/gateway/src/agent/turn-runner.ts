@@ -6,6 +6,7 @@ import { ChainRunner } from './chains/chain-runner';
 import type { ChainsPort } from './chains/chain-loader';
 import { Planner } from './planner';
 import type {
+  WorkspaceQuotaPort,
   CancellationPort,
   FileToolsPort,
   InferencePort,
@@ -21,10 +22,15 @@ import type {
 import { type AgentRole, buildSystemPrompt } from './system-prompt';
 import { delegationThreadId } from './thread';
 import { type LoopOutcome, TurnCancelled, type TurnContext, type TurnProgressReport } from './turn-context';
-import type { AgentTool } from './tools/define-tool';
+import type { AgentTool, QuotaPort } from './tools/define-tool';
 import { toolsFor } from './tools/runtime-tools';
 
 export { pendingToolCalls } from './agent-loop';
+
+/** Binds the quota to the session's owner for the tools. */
+function bindQuota(quota: WorkspaceQuotaPort, ownerId: string): QuotaPort {
+  return { assertCanWrite: () => quota.assertCanWrite(ownerId), measure: () => quota.measure(ownerId) };
+}
 
 export interface TurnRunnerDeps {
   store: TurnStore;
@@ -40,6 +46,8 @@ export interface TurnRunnerDeps {
   chains: ChainsPort;
   /** Context lengths and roles of the models; without it nothing is compacted and nobody delegates. */
   models?: ModelContextPort;
+  /** The per-user workspace quota; without it writes are not held to one. */
+  quota?: WorkspaceQuotaPort;
   logger: Logger;
 }
 
@@ -189,6 +197,10 @@ export class TurnRunner {
         sandbox: this.deps.sandbox,
         signal: turn.cancel,
         sandboxNetwork: turn.session.sandboxNetwork,
+        session: { sessionId: turn.sessionId, ownerId: turn.session.ownerId },
+        sandboxWorkspace: turn.session.sandboxWorkspace ?? 'read-only',
+        ...(turn.session.sandboxImage ? { sandboxImage: turn.session.sandboxImage } : {}),
+        ...(this.deps.quota ? { quota: bindQuota(this.deps.quota, turn.session.ownerId) } : {}),
         emitOutput: (callId, stream, text) =>
           turn.emit({ type: 'tool.output', turnId: turn.turnId, callId, stream, text, ...(thread.threadId ? { threadId: thread.threadId } : {}) }),
         remember: async (text) => {

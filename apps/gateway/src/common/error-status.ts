@@ -16,6 +16,7 @@ export function statusForCode(code: ErrorCode): number {
     case ErrorCode.InvalidRequest:
     case ErrorCode.ChainInvalid:
     case ErrorCode.NoModelForRole:
+    case ErrorCode.SandboxImageUnknown:
       return 400;
     case ErrorCode.Unauthorized:
       return 401;
@@ -33,6 +34,7 @@ export function statusForCode(code: ErrorCode): number {
       return 409;
     case ErrorCode.PayloadTooLarge:
     case ErrorCode.FileTooLarge:
+    case ErrorCode.WorkspaceQuotaExceeded:
       return 413;
     case ErrorCode.Timeout:
     case ErrorCode.NoResponders:

@@ -26,6 +26,10 @@ export class RedisKeys {
   sessionEvents(sessionId: string) {
     return `${this.prefix}session:${sessionId}:events`;
   }
+  /** Set while the user's workspaces were last measured over WORKSPACE_QUOTA_BYTES. */
+  userOverQuota(userId: string) {
+    return `${this.prefix}user:${userId}:over-quota`;
+  }
   userSessions(userId: string) {
     return `${this.prefix}user:${userId}:sessions`;
   }

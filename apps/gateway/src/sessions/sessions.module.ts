@@ -8,12 +8,14 @@ import { WorkspacesModule } from '../workspaces/workspaces.module';
 import { SessionEventsController } from './session-events.controller';
 import { SessionsController } from './sessions.controller';
 import { SessionsRepository } from './sessions.repository';
+import { SandboxSessionsClient } from './sandbox-sessions.client';
+import { SandboxImagesController } from './sandbox-images.controller';
 import { SessionsService } from './sessions.service';
 
 @Module({
   imports: [EventsModule, ModelsModule, WorkspacesModule, TurnQueueModule, TurnControlModule, ChainsModule],
-  controllers: [SessionsController, SessionEventsController],
-  providers: [SessionsRepository, SessionsService],
+  controllers: [SessionsController, SessionEventsController, SandboxImagesController],
+  providers: [SessionsRepository, SessionsService, SandboxSessionsClient],
   exports: [SessionsRepository],
 })
 export class SessionsModule {}

@@ -6,6 +6,7 @@ import { encodeEvent } from '../events/event-codec';
 import { RedisKeys } from '../infra/redis-keys';
 import { REDIS } from '../infra/tokens';
 import { BEGIN_TURN_LUA, END_TURN_LUA } from './session-scripts';
+import type { SandboxWorkspace } from './sessions.schemas';
 
 export interface Session {
   id: string;
@@ -21,6 +22,10 @@ export interface Session {
   planning: boolean;
   /** The session's sandbox network policy, fixed at creation. */
   sandboxNetwork: SandboxNetwork;
+  /** Whether its commands may write to the workspace. */
+  sandboxWorkspace: SandboxWorkspace;
+  /** The catalogue image its commands run in; null: the workspace's choice or the default. */
+  sandboxImage: string | null;
   /** The instructions of the latest turn, as added to its system prompt. */
   instructions: InstructionsSummary | null;
   /** The summary that replaces the oldest messages in the prompt, once the history outgrew the context. */
@@ -50,6 +55,8 @@ export class SessionsRepository {
         maxIterations: session.maxIterations === null ? '' : String(session.maxIterations),
         planning: session.planning ? '1' : '',
         sandboxNetwork: session.sandboxNetwork,
+        sandboxWorkspace: session.sandboxWorkspace,
+        sandboxImage: session.sandboxImage ?? '',
       })
       .zadd(this.keys.userSessions(session.ownerId), Date.parse(session.createdAt), session.id)
       .exec();
@@ -68,8 +75,10 @@ export class SessionsRepository {
       activeTurnId: r.activeTurnId || null,
       maxIterations: r.maxIterations ? Number(r.maxIterations) : null,
       planning: r.planning === '1',
-      // Sessions stored before the field existed have no network.
-      sandboxNetwork: r.sandboxNetwork === 'egress' ? 'egress' : 'none',
+      // Sessions stored before these fields existed: no network, and read-only runs as they had.
+      sandboxNetwork: r.sandboxNetwork === 'egress' || r.sandboxNetwork === 'proxy' ? r.sandboxNetwork : 'none',
+      sandboxWorkspace: r.sandboxWorkspace === 'read-write' ? 'read-write' : 'read-only',
+      sandboxImage: r.sandboxImage || null,
       instructions: r.instructions ? (JSON.parse(r.instructions) as InstructionsSummary) : null,
       context: r.context ? (JSON.parse(r.context) as ContextState) : null,
     };

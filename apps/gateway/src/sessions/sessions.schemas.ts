@@ -1,5 +1,8 @@
-import { sandboxNetworkSchema, workspaceIdSchema } from '@weft/contracts';
+import { sandboxImageIdSchema, sandboxNetworkSchema, workspaceIdSchema } from '@weft/contracts';
 import { z } from 'zod';
+
+export const sandboxWorkspaceSchema = z.enum(['read-only', 'read-write']);
+export type SandboxWorkspace = z.infer<typeof sandboxWorkspaceSchema>;
 
 const title = z.string().max(200, 'must be at most 200 characters');
 const maxIterations = z.number().int().min(1).max(500);
@@ -12,8 +15,16 @@ export const createSessionBodySchema = z.strictObject({
   maxIterations: maxIterations.optional(),
   /** Every turn of the session runs in planning mode unless its message says otherwise. */
   planning: z.boolean().optional(),
-  /** The session's sandbox network: `egress` only where the server sets SANDBOX_EGRESS_ALLOWED. */
-  sandboxNetwork: sandboxNetworkSchema.default('none'),
+  /**
+   * The session's sandbox network: `proxy` (package registries through the allow-listing proxy),
+   * `none`, or `egress` where the server sets SANDBOX_EGRESS_ALLOWED. The server's
+   * SANDBOX_DEFAULT_NETWORK when absent.
+   */
+  sandboxNetwork: sandboxNetworkSchema.optional(),
+  /** Whether commands may write to the workspace; `read-write` unless the server turns writes off. */
+  sandboxWorkspace: sandboxWorkspaceSchema.optional(),
+  /** An image of the server's catalogue (`GET /v1/sandbox/images`); absent, the workspace's choice or the default. */
+  sandboxImage: sandboxImageIdSchema.optional(),
 });
 export type CreateSessionBody = z.infer<typeof createSessionBodySchema>;
 

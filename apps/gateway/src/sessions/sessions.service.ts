@@ -9,6 +9,9 @@ import { GATEWAY_CONFIG, type GatewaySettings } from '../config';
 import { EventLogRepository } from '../events/event-log.repository';
 import { ModelsService } from '../models/models.service';
 import { WorkspacesService } from '../workspaces/workspaces.service';
+import type { Logger } from '@weft/logging';
+import { LOGGER } from '../infra/tokens';
+import { SandboxSessionsClient } from './sandbox-sessions.client';
 import { compactionOf, preview, toAuditJsonl, toJsonl, toMarkdown } from './session-export';
 import type { CreateSessionBody, PostMessageBody, RunChainBody, UpdateSessionBody } from './sessions.schemas';
 import { type Session, SessionsRepository } from './sessions.repository';
@@ -23,18 +26,30 @@ export class SessionsService {
     private readonly queue: TurnQueue,
     private readonly cancellation: TurnCancellation,
     private readonly chains: RpcChainLoader,
-    @Inject(GATEWAY_CONFIG) private readonly config: Pick<GatewaySettings, 'SANDBOX_EGRESS_ALLOWED'>,
+    private readonly sandbox: SandboxSessionsClient,
+    @Inject(GATEWAY_CONFIG)
+    private readonly config: Pick<GatewaySettings, 'SANDBOX_EGRESS_ALLOWED' | 'SANDBOX_DEFAULT_NETWORK' | 'SANDBOX_WORKSPACE_WRITES'>,
+    @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
   async create(ownerId: string, body: CreateSessionBody): Promise<{ id: string }> {
-    if (body.sandboxNetwork === 'egress' && !this.config.SANDBOX_EGRESS_ALLOWED) {
+    const sandboxNetwork = body.sandboxNetwork ?? this.config.SANDBOX_DEFAULT_NETWORK;
+    if (sandboxNetwork === 'egress' && !this.config.SANDBOX_EGRESS_ALLOWED) {
       throw new AppError(
         ErrorCode.Forbidden,
-        'This server does not allow sandbox network egress (SANDBOX_EGRESS_ALLOWED=false); create the session with sandboxNetwork "none"',
+        'This server does not allow sandbox network egress (SANDBOX_EGRESS_ALLOWED=false); create the session with sandboxNetwork "proxy" or "none"',
+      );
+    }
+    const sandboxWorkspace = body.sandboxWorkspace ?? (this.config.SANDBOX_WORKSPACE_WRITES ? 'read-write' : 'read-only');
+    if (sandboxWorkspace === 'read-write' && !this.config.SANDBOX_WORKSPACE_WRITES) {
+      throw new AppError(
+        ErrorCode.Forbidden,
+        'This server does not let commands write to workspaces (SANDBOX_WORKSPACE_WRITES=false); create the session with sandboxWorkspace "read-only"',
       );
     }
     await this.workspaces.assertOwned(ownerId, body.workspaceId);
     await this.models.assertKnown(body.model);
+    if (body.sandboxImage !== undefined) await this.sandbox.assertImage(body.sandboxImage);
     const session: Session = {
       id: newId('ses'),
       ownerId,
@@ -45,7 +60,9 @@ export class SessionsService {
       activeTurnId: null,
       maxIterations: body.maxIterations ?? null,
       planning: body.planning ?? false,
-      sandboxNetwork: body.sandboxNetwork,
+      sandboxNetwork,
+      sandboxWorkspace,
+      sandboxImage: body.sandboxImage ?? null,
       instructions: null,
       context: null,
     };
@@ -82,6 +99,10 @@ export class SessionsService {
       throw new AppError(ErrorCode.TurnInProgress, `Session ${sessionId} is running turn ${session.activeTurnId}; cancel it first`);
     }
     await this.sessions.delete(session);
+    // Its container would stop by itself when idle; removing it now frees the machine sooner.
+    await this.sandbox.release(sessionId).catch((error: unknown) =>
+      this.logger.warn({ err: error, sessionId }, 'could not remove the deleted session\'s sandbox container'),
+    );
   }
 
   async export(ownerId: string, sessionId: string, format: 'jsonl' | 'markdown'): Promise<string> {
@@ -183,6 +204,7 @@ function notFound(sessionId: string): AppError {
   return new AppError(ErrorCode.NotFound, `Session ${sessionId} not found`);
 }
 
-function present({ id, workspaceId, model, title, createdAt, activeTurnId, maxIterations, planning, sandboxNetwork }: Session) {
-  return { id, workspaceId, model, title, createdAt, activeTurnId, maxIterations, planning, sandboxNetwork };
+function present(session: Session) {
+  const { id, workspaceId, model, title, createdAt, activeTurnId, maxIterations, planning, sandboxNetwork, sandboxWorkspace, sandboxImage } = session;
+  return { id, workspaceId, model, title, createdAt, activeTurnId, maxIterations, planning, sandboxNetwork, sandboxWorkspace, sandboxImage };
 }

@@ -3,15 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { ContainerJanitor } from './container-janitor';
 import type { ContainerRuntime } from './container-runtime';
 
-function fakeRuntime(calls: string[], failSweep = false): ContainerRuntime {
+function fakeRuntime(calls: string[], failSweep = false): Pick<ContainerRuntime, 'removeExpired' | 'removeOwn'> {
   return {
-    run: () => Promise.reject(new Error('unused')),
-    startWarm: () => Promise.reject(new Error('unused')),
-    runWarm: () => Promise.reject(new Error('unused')),
-    discard: () => Promise.reject(new Error('unused')),
-    describeEngine: () => Promise.reject(new Error('unused')),
-    ensureEgressNetwork: () => Promise.reject(new Error('unused')),
-    volumeMountpoint: () => Promise.reject(new Error('unused')),
     removeExpired: async () => {
       calls.push('removeExpired');
       if (failSweep) throw new Error('engine down');

@@ -15,7 +15,7 @@ export class ContainerJanitor implements OnApplicationBootstrap, OnApplicationSh
   private timer?: NodeJS.Timeout;
 
   constructor(
-    @Inject(CONTAINER_RUNTIME) private readonly runtime: ContainerRuntime,
+    @Inject(CONTAINER_RUNTIME) private readonly runtime: Pick<ContainerRuntime, 'removeExpired' | 'removeOwn'>,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 

@@ -17,8 +17,40 @@ export interface ContainerSpec {
   openStdin: boolean;
   /** OCI runtime (for example `runsc`); the engine's default when absent. */
   runtime?: string;
-  /** The egress network to join; absent, the container has no network but loopback. */
-  egressNetwork?: string;
+  /** The network to join (egress, or a user's proxy network); absent, loopback only. */
+  network?: string;
+  /** Mounts besides the workspace: `.weft/` read-only over a writable workspace, the package cache. */
+  extraMounts?: ExtraMount[];
+  /** A name on the engine; a second create of the same name is refused by the engine. */
+  name?: string;
+  /** Run an init as PID 1 that reaps orphans (long-lived containers). */
+  init?: boolean;
+}
+
+export type ExtraMount =
+  | { type: 'bind'; hostPath: string; target: string; readOnly: boolean }
+  | { type: 'volume'; volume: string; target: string };
+
+/** A long-lived container found on the engine. */
+export interface NamedContainer {
+  id: string;
+  running: boolean;
+  labels: Record<string, string>;
+}
+
+/** What `exec` needs besides RunOptions. */
+export interface ExecOptions extends RunOptions {
+  workingDir: string;
+  /** Run in the same container to kill the command's process group on timeout or cancel. */
+  killArgv: string[];
+}
+
+/** The container stopped (its idle timer ran out) before the command started; nothing ran. */
+export class ContainerNotRunningError extends Error {
+  constructor(readonly containerId: string) {
+    super(`container ${containerId} is not running`);
+    this.name = 'ContainerNotRunningError';
+  }
 }
 
 export interface ContainerLimits {
@@ -53,6 +85,8 @@ export interface RunOutcome {
   stderr: string;
   stdoutTruncated: boolean;
   stderrTruncated: boolean;
+  stdoutCutBytes: number;
+  stderrCutBytes: number;
   timedOut: boolean;
   oomKilled: boolean;
   /** From start to exit (or kill). */
@@ -109,6 +143,31 @@ export interface ContainerRuntime {
    * labelled as the sandbox's. Never removed: other replicas on the engine share it.
    */
   ensureEgressNetwork(name: string): Promise<void>;
+  /**
+   * Creates and starts a long-lived container under `spec.name`, or finds the one of that name
+   * (another replica's, or this one's from before); `created` says which.
+   */
+  ensureNamed(spec: ContainerSpec & { name: string }): Promise<NamedContainer & { created: boolean }>;
+  /** Long-lived sandbox containers whose label `key` has `value`. */
+  listLabelled(key: string, value: string): Promise<NamedContainer[]>;
+  /**
+   * Runs argv in a running container (`docker exec`) as `run` does in a fresh one. Rejects with
+   * ContainerNotRunningError, having run nothing, when the container has stopped.
+   */
+  exec(containerId: string, argv: string[], options: ExecOptions): Promise<RunOutcome>;
+  /** Resolves when the container stops (or is gone). */
+  whenStopped(containerId: string): Promise<void>;
+  /** Removes one container, running or not. */
+  removeContainer(containerId: string): Promise<void>;
+  /** Creates a labelled named volume unless it exists. */
+  ensureVolume(name: string, labels: Record<string, string>): Promise<void>;
+  /**
+   * Creates an internal network (no route out) unless it exists, and connects `proxyContainer`
+   * to it under `alias`: the only way out of the network is that proxy.
+   */
+  ensureProxyNetwork(name: string, proxyContainer: string, alias: string): Promise<void>;
+  /** The container labelled `weft.proxy=1` in this process's own compose project, if any. */
+  findComposeProxy(): Promise<string | undefined>;
 }
 
 export const CONTAINER_RUNTIME = Symbol('ContainerRuntime');
@@ -124,4 +183,16 @@ export const SandboxLabels = {
   pool: 'weft.sandbox.pool',
   /** `1` on the egress network the sandbox created. */
   egress: 'weft.sandbox.egress',
+  /** The session a long-lived container belongs to. */
+  session: 'weft.sandbox.session',
+  /** The workspace, owner and image id a session container was made for. */
+  workspace: 'weft.sandbox.workspace',
+  owner: 'weft.sandbox.owner',
+  image: 'weft.sandbox.image',
+  /** `1` on a user's proxy network and package cache volume. */
+  proxyNetwork: 'weft.sandbox.proxy-network',
+  cache: 'weft.sandbox.cache',
 } as const;
+
+/** The label compose's proxy service carries (docker-compose.yml). */
+export const PROXY_LABEL = 'weft.proxy';

@@ -86,7 +86,7 @@ describe('toCreateOptions', () => {
   });
 
   it('joins only the named egress network, with every other setting unchanged', () => {
-    const egress = toCreateOptions({ ...spec, egressNetwork: 'weft-sandbox-egress' });
+    const egress = toCreateOptions({ ...spec, network: 'weft-sandbox-egress' });
     expect(egress.NetworkDisabled).toBe(false);
     expect(egress.HostConfig?.NetworkMode).toBe('weft-sandbox-egress');
     expect({ ...egress.HostConfig, NetworkMode: 'none' }).toEqual(host);

@@ -14,6 +14,7 @@ export function toCreateOptions(spec: ContainerSpec): ContainerCreateOptions {
   const { limits } = spec;
   const [uid, gid] = spec.user.split(':');
   return {
+    ...(spec.name ? { name: spec.name } : {}),
     Image: spec.image,
     Cmd: spec.cmd,
     User: spec.user,
@@ -26,9 +27,9 @@ export function toCreateOptions(spec: ContainerSpec): ContainerCreateOptions {
     StdinOnce: spec.openStdin,
     AttachStdout: true,
     AttachStderr: true,
-    NetworkDisabled: !spec.egressNetwork,
+    NetworkDisabled: !spec.network,
     HostConfig: {
-      NetworkMode: spec.egressNetwork ?? 'none',
+      NetworkMode: spec.network ?? 'none',
       CapDrop: ['ALL'],
       SecurityOpt: ['no-new-privileges'],
       Privileged: false,
@@ -42,11 +43,18 @@ export function toCreateOptions(spec: ContainerSpec): ContainerCreateOptions {
         { Name: 'nofile', Soft: limits.nofile, Hard: limits.nofile },
         { Name: 'fsize', Soft: limits.fileSizeBytes, Hard: limits.fileSizeBytes },
       ],
-      Mounts: spec.mount
-        ? [{ Type: 'bind', Source: spec.mount.hostPath, Target: spec.mount.target, ReadOnly: spec.mount.readOnly }]
-        : [],
+      // Order matters: `.weft/` read-only is mounted over the writable workspace.
+      Mounts: [
+        ...(spec.mount ? [{ Type: 'bind' as const, Source: spec.mount.hostPath, Target: spec.mount.target, ReadOnly: spec.mount.readOnly }] : []),
+        ...(spec.extraMounts ?? []).map((mount) =>
+          mount.type === 'bind'
+            ? { Type: 'bind' as const, Source: mount.hostPath, Target: mount.target, ReadOnly: mount.readOnly }
+            : { Type: 'volume' as const, Source: mount.volume, Target: mount.target, ReadOnly: false },
+        ),
+      ],
       LogConfig: { Type: 'none', Config: {} },
       ...(spec.runtime ? { Runtime: spec.runtime } : {}),
+      ...(spec.init ? { Init: true } : {}),
       AutoRemove: false,
     },
   };

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import type { Duplex } from 'node:stream';
 import { AppError, ErrorCode } from '@weft/contracts';
 import type { Logger } from '@weft/logging';
@@ -7,12 +8,14 @@ import type {
   ContainerRuntime,
   ContainerSpec,
   EngineInfo,
+  ExecOptions,
+  NamedContainer,
   OutputListener,
   RunOptions,
   RunOutcome,
   WarmContainer,
 } from './container-runtime';
-import { SandboxLabels, WarmContainerGoneError } from './container-runtime';
+import { ContainerNotRunningError, PROXY_LABEL, SandboxLabels, WarmContainerGoneError } from './container-runtime';
 import { toCreateOptions } from './create-options';
 import { isEngineUnreachable, isGone, statusOf } from './engine-errors';
 import { encodeJob } from './runner-protocol';
@@ -118,7 +121,9 @@ export class DockerAdapter implements ContainerRuntime {
     const list = await this.engine(() =>
       this.docker.listContainers({ all: true, filters: { label: [`${SandboxLabels.marker}=1`] } }),
     );
-    const expired = list.filter((c) => !(Number(c.Labels[SandboxLabels.deadline]) > now));
+    // A session container that stopped (idle) is done with, whoever started it.
+    const stoppedSession = (c: Docker.ContainerInfo) => c.Labels[SandboxLabels.session] !== undefined && (c.State === 'exited' || c.State === 'dead');
+    const expired = list.filter((c) => !(Number(c.Labels[SandboxLabels.deadline]) > now) || stoppedSession(c));
     await Promise.all(expired.map((c) => this.remove(c.Id)));
     return expired.length;
   }
@@ -152,6 +157,160 @@ export class DockerAdapter implements ContainerRuntime {
       // 409: another replica created it first.
       if (statusOf(error) !== 409) throw error;
     }
+  }
+
+  async ensureNamed(spec: ContainerSpec & { name: string }): Promise<NamedContainer & { created: boolean }> {
+    const options = toCreateOptions(spec);
+    options.Labels = { ...options.Labels, [SandboxLabels.instance]: this.options.instanceId };
+    let container: Docker.Container;
+    try {
+      container = await this.engine(() => this.docker.createContainer(options), spec.image);
+    } catch (error) {
+      // 409: the name is taken, by another replica's container or one of ours from before.
+      if (statusOf(error) !== 409) throw error;
+      const found = await this.inspectNamed(spec.name);
+      if (found) return { ...found, created: false };
+      throw error;
+    }
+    this.own.add(container.id);
+    try {
+      await this.engine(() => container.start(), spec.image);
+    } catch (error) {
+      await this.remove(container.id);
+      throw error;
+    }
+    return { id: container.id, running: true, labels: options.Labels, created: true };
+  }
+
+  async listLabelled(key: string, value: string): Promise<NamedContainer[]> {
+    const list = await this.engine(() =>
+      this.docker.listContainers({ all: true, filters: { label: [`${SandboxLabels.marker}=1`, `${key}=${value}`] } }),
+    );
+    return list.map((c) => ({ id: c.Id, running: c.State === 'running', labels: c.Labels }));
+  }
+
+  async exec(containerId: string, argv: string[], options: ExecOptions): Promise<RunOutcome> {
+    const container = this.docker.getContainer(containerId);
+    const exec = await this.engine(() =>
+      container.exec({ Cmd: argv, WorkingDir: options.workingDir, AttachStdout: true, AttachStderr: true, Tty: false }),
+    ).catch((error: unknown) => {
+      if (statusOf(error) === 409 || statusOf(error) === 404) throw new ContainerNotRunningError(containerId);
+      throw error;
+    });
+    const stdout = new CappedOutput(options.outputMaxBytes);
+    const stderr = new CappedOutput(options.outputMaxBytes);
+    const startedAt = performance.now();
+    const stream = (await this.engine(() => exec.start({ hijack: true, stdin: false }))) as Duplex;
+    const ended = new Promise<void>((resolve) => {
+      stream.once('end', resolve);
+      stream.once('close', resolve);
+      stream.on('error', (error) => {
+        this.logger.debug({ err: error, containerId }, 'sandbox exec stream failed');
+        resolve();
+      });
+    });
+    this.docker.modem.demuxStream(
+      stream,
+      stdout.writable((chunk) => options.onOutput?.('stdout', chunk)),
+      stderr.writable((chunk) => options.onOutput?.('stderr', chunk)),
+    );
+    const ending = await raceDeadline(ended, options.timeoutMs, options.signal);
+    if (ending !== 'exited') {
+      // Kill the command's process group; its output ends when the last of it dies.
+      await this.exec(containerId, options.killArgv, { ...options, killArgv: [], signal: undefined, onOutput: undefined, timeoutMs: OUTPUT_DRAIN_MS }).catch(
+        (error: unknown) => this.logger.warn({ err: error, containerId }, 'could not kill a sandbox command'),
+      );
+      await Promise.race([ended, delay(OUTPUT_DRAIN_MS)]);
+      stream.destroy();
+      if (ending === 'cancelled') throw new AppError(ErrorCode.SandboxCancelled, 'The run was cancelled and its processes killed');
+    }
+    const durationMs = Math.round(performance.now() - startedAt);
+    const info = await this.engine(() => exec.inspect());
+    const timedOut = ending === 'timeout';
+    const stderrText = stderr.text();
+    return {
+      exitCode: timedOut ? null : (info.ExitCode ?? null),
+      stdout: stdout.text(),
+      stderr: stderrText,
+      stdoutTruncated: stdout.truncated,
+      stderrTruncated: stderr.truncated,
+      stdoutCutBytes: stdout.cutBytes,
+      stderrCutBytes: stderr.cutBytes,
+      timedOut,
+      oomKilled: stderrText.includes(OOM_MARKER),
+      durationMs,
+    };
+  }
+
+  async whenStopped(containerId: string): Promise<void> {
+    await this.docker
+      .getContainer(containerId)
+      .wait()
+      .catch((error: unknown) => {
+        if (!isGone(error)) this.logger.debug({ err: error, containerId }, 'waiting on a sandbox container failed');
+      });
+  }
+
+  async removeContainer(containerId: string): Promise<void> {
+    await this.remove(containerId);
+  }
+
+  async ensureVolume(name: string, labels: Record<string, string>): Promise<void> {
+    const existing = await this.engine(() => this.docker.getVolume(name).inspect()).catch((error: unknown) => {
+      if (statusOf(error) === 404) return undefined;
+      throw error;
+    });
+    if (!existing) await this.engine(() => this.docker.createVolume({ Name: name, Labels: { [SandboxLabels.marker]: '1', ...labels } }));
+  }
+
+  async ensureProxyNetwork(name: string, proxyContainer: string, alias: string): Promise<void> {
+    const network = this.docker.getNetwork(name);
+    let info = await this.engine(() => network.inspect()).catch((error: unknown) => {
+      if (statusOf(error) === 404) return undefined;
+      throw error;
+    });
+    if (!info) {
+      await this.engine(() =>
+        this.docker.createNetwork({
+          Name: name,
+          Driver: 'bridge',
+          // No route out: the proxy, also on the network, is the only way to the outside.
+          Internal: true,
+          CheckDuplicate: true,
+          Labels: { [SandboxLabels.marker]: '1', [SandboxLabels.proxyNetwork]: '1' },
+        }),
+      ).catch((error: unknown) => {
+        if (statusOf(error) !== 409) throw error;
+      });
+      info = await this.engine(() => network.inspect());
+    }
+    const proxy = await this.engine(() => this.docker.getContainer(proxyContainer).inspect());
+    const containers = (info as { Containers?: Record<string, unknown> }).Containers ?? {};
+    if (proxy.Id in containers) return;
+    await this.engine(() => network.connect({ Container: proxy.Id, EndpointConfig: { Aliases: [alias] } })).catch((error: unknown) => {
+      // 403/409: connected meanwhile by another replica.
+      const status = statusOf(error);
+      if (status !== 403 && status !== 409) throw error;
+    });
+  }
+
+  async findComposeProxy(): Promise<string | undefined> {
+    // In a container, the hostname is the container's id: our own compose project is on it.
+    const self = await this.engine(() => this.docker.getContainer(hostname()).inspect()).catch(() => undefined);
+    const project = self?.Config.Labels?.['com.docker.compose.project'];
+    if (!project) return undefined;
+    const list = await this.engine(() =>
+      this.docker.listContainers({ filters: { label: [`${PROXY_LABEL}=1`, `com.docker.compose.project=${project}`] } }),
+    );
+    return list[0]?.Id;
+  }
+
+  private async inspectNamed(name: string): Promise<NamedContainer | undefined> {
+    const info = await this.engine(() => this.docker.getContainer(name).inspect()).catch((error: unknown) => {
+      if (statusOf(error) === 404) return undefined;
+      throw error;
+    });
+    return info ? { id: info.Id, running: info.State.Running, labels: info.Config.Labels ?? {} } : undefined;
   }
 
   private async createAndStart(spec: ContainerSpec, outputMaxBytes: number, onOutput?: OutputListener): Promise<Attached> {
@@ -218,6 +377,8 @@ export class DockerAdapter implements ContainerRuntime {
       stderr: stderr.text(),
       stdoutTruncated: stdout.truncated,
       stderrTruncated: stderr.truncated,
+      stdoutCutBytes: stdout.cutBytes,
+      stderrCutBytes: stderr.cutBytes,
       timedOut,
       oomKilled: State.OOMKilled,
       durationMs,
@@ -293,6 +454,27 @@ export class DockerAdapter implements ContainerRuntime {
       }
       throw error;
     }
+  }
+}
+
+/** What `weft-exec` writes to stderr when a process of its run was killed for memory. */
+export const OOM_MARKER = 'weft-exec: a process was killed for memory';
+
+/** Whichever comes first: `done`, the deadline, or the abort. */
+async function raceDeadline(done: Promise<void>, timeoutMs: number, signal?: AbortSignal): Promise<'exited' | 'timeout' | 'cancelled'> {
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  const deadline = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)));
+  const aborted = new Promise<'cancelled'>((resolve) => {
+    onAbort = () => resolve('cancelled');
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([done.then(() => 'exited' as const), deadline, aborted]);
+  } finally {
+    clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
   }
 }
 

@@ -1,11 +1,15 @@
-import { assertUnreachable } from '@weft/contracts';
+import { assertUnreachable, type ExecSession } from '@weft/contracts';
 import type { SandboxConfig } from '@weft/config';
 import type { ContainerLimits, ContainerSpec } from '../docker/container-runtime';
 import { SandboxLabels } from '../docker/container-runtime';
 import { RUNNER_IDLE_ENV, RUNNER_PATH } from '../docker/runner-protocol';
 import type { ParsedExecRequest } from './exec-request';
 
+/** Weft's own settings in a workspace; never writable from a run. */
+export const PROTECTED_FOLDER = '.weft';
+
 export const SANDBOX_USER = '10001:10001';
+export const SANDBOX_UID = 10001;
 export const WORKSPACE_TARGET = '/workspace';
 const SCRATCH_DIR = '/tmp';
 const MAX_OPEN_FILES = 1024;
@@ -68,6 +72,78 @@ export function buildWarmSpec(input: WarmSpecInput, config: SpecLimits): Contain
     env: { ...base.env, [RUNNER_IDLE_ENV]: String(Math.ceil(input.idleMs / 1000)) },
     labels: { ...base.labels, [SandboxLabels.pool]: '1' },
     openStdin: true,
+  };
+}
+
+export interface SessionSpecInput {
+  /** The container's name on the engine (see sessionContainerName). */
+  name: string;
+  image: { id: string; image: string };
+  session: ExecSession;
+  workspaceId: string;
+  workspaceHostPath: string;
+  writable: boolean;
+  /** The user's proxy network and the proxy's URL on it; absent, no network. */
+  proxy?: { network: string; url: string };
+  /** The egress network, for sessions allowed direct egress. */
+  egressNetwork?: string;
+  /** The user's package cache volume, mounted at /cache. */
+  cacheVolume?: string;
+  idleMs: number;
+  maxLifetimeMs: number;
+  now: number;
+}
+
+export const CACHE_TARGET = '/cache';
+export const SESSION_RUNNER_PATH = '/usr/local/bin/weft-idle';
+export const SESSION_EXEC_PATH = '/usr/local/bin/weft-exec';
+
+/**
+ * A session's long-lived container: the same user, limits and isolation as a cold run, its
+ * workspace mounted (`.weft/` always read-only), and `weft-idle` as its main process, which
+ * stops it after `idleMs` without a command. Commands run in it with `docker exec`.
+ */
+export function buildSessionSpec(input: SessionSpecInput, config: SpecLimits): ContainerSpec & { name: string } {
+  const base = baseSpec({ ...config, SANDBOX_IMAGE: input.image.image }, input.now + input.maxLifetimeMs);
+  const proxyEnv = input.proxy ? proxyVariables(input.proxy.url) : {};
+  return {
+    ...base,
+    name: input.name,
+    init: true,
+    cmd: [SESSION_RUNNER_PATH],
+    workingDir: WORKSPACE_TARGET,
+    env: { ...base.env, ...proxyEnv, [RUNNER_IDLE_ENV]: String(Math.max(1, Math.ceil(input.idleMs / 1000))) },
+    labels: {
+      ...base.labels,
+      [SandboxLabels.session]: input.session.sessionId,
+      [SandboxLabels.owner]: input.session.ownerId,
+      [SandboxLabels.workspace]: input.workspaceId,
+      [SandboxLabels.image]: input.image.id,
+    },
+    mount: { hostPath: input.workspaceHostPath, target: WORKSPACE_TARGET, readOnly: !input.writable },
+    extraMounts: [
+      ...(input.writable
+        ? [{ type: 'bind' as const, hostPath: `${input.workspaceHostPath}/${PROTECTED_FOLDER}`, target: `${WORKSPACE_TARGET}/${PROTECTED_FOLDER}`, readOnly: true }]
+        : []),
+      ...(input.cacheVolume ? [{ type: 'volume' as const, volume: input.cacheVolume, target: CACHE_TARGET }] : []),
+    ],
+    ...(input.proxy ? { network: input.proxy.network } : input.egressNetwork ? { network: input.egressNetwork } : {}),
+    openStdin: false,
+  };
+}
+
+/** Every spelling package managers read (npm, pip, Go and cargo take the usual variables). */
+function proxyVariables(url: string): Record<string, string> {
+  const noProxy = 'localhost,127.0.0.1,::1';
+  return {
+    HTTP_PROXY: url,
+    HTTPS_PROXY: url,
+    http_proxy: url,
+    https_proxy: url,
+    NO_PROXY: noProxy,
+    no_proxy: noProxy,
+    npm_config_proxy: url,
+    npm_config_https_proxy: url,
   };
 }
 

@@ -8,13 +8,20 @@ import { ExecController } from './exec.controller';
 import { EgressNetwork } from './egress-network';
 import { ExecService } from './exec.service';
 import { WorkspaceLocator } from './workspace-locator';
+import { ImageCatalogue } from '../images/image-catalogue';
+import { ProxyNetworks } from '../sessions/proxy-networks';
+import { SessionContainers } from '../sessions/session-containers';
+import { SessionsController } from '../sessions/sessions.controller';
 
 @Module({
   imports: [DockerModule, PoolModule],
-  controllers: [ExecController],
+  controllers: [ExecController, SessionsController],
   providers: [
     ExecService,
     EgressNetwork,
+    ProxyNetworks,
+    SessionContainers,
+    { provide: ImageCatalogue, inject: [SANDBOX_CONFIG], useFactory: (config: SandboxConfig) => new ImageCatalogue(config) },
     {
       provide: WorkspaceLocator,
       inject: [SANDBOX_CONFIG, CONTAINER_RUNTIME],

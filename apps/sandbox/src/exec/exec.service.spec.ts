@@ -15,6 +15,9 @@ import { WarmPool } from '../pool/warm-pool';
 import { EgressNetwork } from './egress-network';
 import { ExecService } from './exec.service';
 import { WorkspaceLocator } from './workspace-locator';
+import { ImageCatalogue } from '../images/image-catalogue';
+import { ProxyNetworks } from '../sessions/proxy-networks';
+import { SessionContainers } from '../sessions/session-containers';
 
 const outcome: RunOutcome = {
   exitCode: 0,
@@ -25,6 +28,8 @@ const outcome: RunOutcome = {
   timedOut: false,
   oomKilled: false,
   durationMs: 5,
+  stdoutCutBytes: 0,
+  stderrCutBytes: 0,
 };
 
 class FakeRuntime implements ContainerRuntime {
@@ -59,6 +64,19 @@ class FakeRuntime implements ContainerRuntime {
   async ensureEgressNetwork(name: string): Promise<void> {
     this.networks.push(name);
   }
+  // Session containers are exercised against the real engine (session-containers.int-spec.ts).
+  ensureNamed = unused;
+  listLabelled = unused;
+  exec = unused;
+  whenStopped = unused;
+  removeContainer = unused;
+  ensureVolume = unused;
+  ensureProxyNetwork = unused;
+  findComposeProxy = unused;
+}
+
+function unused(): Promise<never> {
+  return Promise.reject(new Error('unused in these tests'));
 }
 
 async function setup(poolSize = 0) {
@@ -78,7 +96,10 @@ async function setup(poolSize = 0) {
   pool.onApplicationBootstrap();
   await pool.whenFull();
   const egress = new EgressNetwork(config, runtime, logger);
-  const service = new ExecService(config, runtime, new WorkspaceLocator(config, runtime), pool, egress, logger);
+  const locator = new WorkspaceLocator(config, runtime);
+  const catalogue = new ImageCatalogue(config);
+  const sessions = new SessionContainers(config, runtime, locator, catalogue, new ProxyNetworks(config, runtime), egress, logger);
+  const service = new ExecService(config, runtime, locator, pool, egress, catalogue, sessions, logger);
   return { runtime, service, pool };
 }
 
@@ -136,7 +157,7 @@ describe('ExecService', () => {
     const { runtime, service, pool } = await setup(1);
     await service.run({ mode: 'code', language: 'python', code: 'print(1)', network: 'egress' });
     expect(runtime.warmRuns).toEqual([]);
-    expect(runtime.runs[0]?.spec.egressNetwork).toBe('weft-sandbox-egress');
+    expect(runtime.runs[0]?.spec.network).toBe('weft-sandbox-egress');
     expect(runtime.networks).toEqual(['weft-sandbox-egress']);
     await pool.close();
   });
@@ -144,7 +165,7 @@ describe('ExecService', () => {
   it('gives a run without egress no network', async () => {
     const { runtime, service } = await setup();
     await service.run({ mode: 'code', language: 'python', code: 'print(1)', network: 'none' });
-    expect(runtime.runs[0]?.spec.egressNetwork).toBeUndefined();
+    expect(runtime.runs[0]?.spec.network).toBeUndefined();
     expect(runtime.networks).toEqual([]);
   });
 

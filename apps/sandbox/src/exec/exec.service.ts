@@ -16,6 +16,8 @@ import { buildContainerSpec, commandLine } from './container-spec';
 import { EgressNetwork } from './egress-network';
 import type { ParsedExecRequest } from './exec-request';
 import { WorkspaceLocator } from './workspace-locator';
+import { ImageCatalogue } from '../images/image-catalogue';
+import { SessionContainers } from '../sessions/session-containers';
 
 /** What a long run adds to a plain one: a way to stop it, and its output as it comes. */
 export interface RunHooks {
@@ -23,7 +25,10 @@ export interface RunHooks {
   onOutput?: OutputListener;
 }
 
-/** Runs one command or snippet in a throwaway container: a warm one when it can, else a cold one. */
+/**
+ * Runs one command or snippet: a session's command in that session's container, a snippet in a
+ * warm pooled container when it can, anything else in a cold throwaway one.
+ */
 @Injectable()
 export class ExecService {
   constructor(
@@ -32,6 +37,8 @@ export class ExecService {
     private readonly locator: WorkspaceLocator,
     private readonly pool: WarmPool,
     private readonly egress: EgressNetwork,
+    private readonly catalogue: ImageCatalogue,
+    private readonly sessions: SessionContainers,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -39,6 +46,10 @@ export class ExecService {
     const argv = commandLine(request);
     if (argv.some((arg) => arg.includes('\0'))) {
       throw new AppError(ErrorCode.ValidationFailed, 'Commands and code cannot contain a NUL byte');
+    }
+    const session = request.mode === 'command' ? request.session : undefined;
+    if (request.network === 'proxy' && !session) {
+      throw new AppError(ErrorCode.ValidationFailed, 'The proxy network is for commands of a session (give `session`)');
     }
     const timeoutMs = request.timeoutMs ?? this.config.SANDBOX_TIMEOUT_MS;
     const options: RunOptions = {
@@ -51,14 +62,20 @@ export class ExecService {
     const poolable = request.mode === 'code' && !request.workspaceId && request.network === 'none';
     const warm = poolable ? this.pool.take(timeoutMs) : undefined;
     const warmResult = warm ? await this.runWarm(warm, argv, options) : undefined;
-    const result = warmResult ?? (await this.runtime.run(await this.coldSpec(request, timeoutMs), options));
+    const result: ExecResult =
+      warmResult ??
+      (request.mode === 'command' && session
+        ? await this.sessions.run({ ...request, session }, options)
+        : await this.runtime.run(await this.coldSpec(request, timeoutMs), options));
     // Ids and outcome only: commands and output may carry secrets.
     this.logger.info(
       {
         mode: request.mode,
         workspaceId: request.workspaceId,
+        sessionId: session?.sessionId,
         network: request.network,
-        warm: warmResult !== undefined,
+        image: result.image,
+        warm: warmResult !== undefined || result.reused === true,
         exitCode: result.exitCode,
         timedOut: result.timedOut,
         oomKilled: result.oomKilled,
@@ -82,11 +99,16 @@ export class ExecService {
   private async coldSpec(request: ParsedExecRequest, timeoutMs: number) {
     const cwd = request.mode === 'command' ? request.cwd : undefined;
     const workspace = request.workspaceId ? await this.locator.locate(request.workspaceId, cwd) : undefined;
-    const egressNetwork = request.network === 'egress' ? await this.egress.name() : undefined;
+    // Commands run in the catalogue's image; snippets in the lean one the pool uses.
+    const image =
+      request.mode === 'command'
+        ? (await this.catalogue.resolve(request.image, this.locator.localRoot(request.workspaceId))).image
+        : this.config.SANDBOX_IMAGE;
+    const network = request.network === 'egress' ? await this.egress.name() : undefined;
     const spec = buildContainerSpec(
       { request, workspaceHostPath: workspace?.hostPath, cwd: workspace?.cwd ?? '', timeoutMs, now: Date.now() },
-      this.config,
+      { ...this.config, SANDBOX_IMAGE: image },
     );
-    return egressNetwork ? { ...spec, egressNetwork } : spec;
+    return network ? { ...spec, network } : spec;
   }
 }

@@ -26,7 +26,7 @@ export class WorkspaceLocator {
   ) {}
 
   async locate(workspaceId: string, cwd?: string): Promise<LocatedWorkspace> {
-    const root = join(this.config.WORKSPACES_DIR, workspaceId);
+    const root = this.localRoot(workspaceId);
     // lstat: the engine follows a symlinked bind source, so a root that is a link is refused.
     if (!(await isRealDirectory(root))) {
       throw new AppError(ErrorCode.WorkspaceNotFound, `Workspace ${workspaceId} does not exist`, { workspaceId });
@@ -34,6 +34,11 @@ export class WorkspaceLocator {
     const rel = normaliseCwd(cwd);
     const resolved = rel ? await resolveInside(root, rel) : '';
     return { hostPath: posix.join(await this.resolveHostDir(), workspaceId), cwd: resolved };
+  }
+
+  /** The workspace's folder as this process sees it (not the engine's host path). */
+  localRoot(workspaceId: string): string {
+    return join(this.config.WORKSPACES_DIR, workspaceId);
   }
 
   private async resolveHostDir(): Promise<string> {

@@ -1,4 +1,4 @@
-import { ErrorCode, type SandboxNetwork, type ToolDefinition } from '@weft/contracts';
+import { ErrorCode, type ExecSession, type SandboxNetwork, type ToolDefinition } from '@weft/contracts';
 import { z } from 'zod';
 import type { FileToolsPort, Note, SandboxPort } from '../ports';
 
@@ -12,12 +12,27 @@ export interface ToolContext {
   signal?: AbortSignal;
   /** The session's sandbox network policy; `none` when absent. */
   sandboxNetwork?: SandboxNetwork;
+  /** The session its commands run for: they share that session's container. */
+  session?: ExecSession;
+  /** Whether commands may write to the workspace; read-only when absent. */
+  sandboxWorkspace?: 'read-only' | 'read-write';
+  /** The catalogue image the session's commands run in. */
+  sandboxImage?: string;
+  /** The owner's workspace quota: refuses writes while over it, and measures after a run wrote. */
+  quota?: QuotaPort;
   /** Appends a long run's live output to the session's log (`tool.output`). */
   emitOutput?: (callId: string, stream: 'stdout' | 'stderr', text: string) => Promise<void>;
   /** Stores a shared note of the workspace. */
   remember?: (text: string) => Promise<Note>;
   /** Runs a task in the junior model's own loop; absent where delegation is not offered. */
   delegate?: (task: string, callId: string) => Promise<ToolOutcome>;
+}
+
+export interface QuotaPort {
+  /** Rejects with WORKSPACE.QUOTA_EXCEEDED while the owner's workspaces are over quota. */
+  assertCanWrite(): Promise<void>;
+  /** Measures the owner's workspaces after a run wrote to one. */
+  measure(): Promise<{ usedBytes: number; quotaBytes: number; over: boolean }>;
 }
 
 export interface ToolOutcome {

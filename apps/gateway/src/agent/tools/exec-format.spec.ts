@@ -33,3 +33,28 @@ describe('formatExecResult', () => {
     expect(formatExecResult({ ...base, exitCode: 2 }).isError).toBe(true);
   });
 });
+
+describe('formatExecResult of a writable run', () => {
+  it('names the files it created, changed and deleted, and dependency folders as one line each', () => {
+    const { output } = formatExecResult({
+      ...base,
+      image: 'dev',
+      changes: {
+        created: ['src/gen.ts'],
+        modified: ['package-lock.json'],
+        deleted: ['old.txt'],
+        folders: [{ path: 'node_modules', files: 42 }],
+        truncated: false,
+        bytes: 1000,
+      },
+    });
+    expect(output).toContain('image: dev');
+    expect(output).toContain('files changed:\n  created: src/gen.ts\n  modified: package-lock.json\n  deleted: old.txt');
+    expect(output).toContain('dependency folders changed: node_modules/ (42 files)');
+  });
+
+  it('says how much was cut from a capped stream', () => {
+    const { output } = formatExecResult({ ...base, stdoutTruncated: true, stdoutCutBytes: 512 });
+    expect(output).toContain('flags: stdout truncated (512 bytes cut from the middle)');
+  });
+});

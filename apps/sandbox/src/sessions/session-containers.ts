@@ -1,0 +1,202 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { chown, lstat, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Inject, Injectable } from '@nestjs/common';
+import type { SandboxConfig } from '@weft/config';
+import { AppError, ErrorCode, type ExecResult, type ExecSession } from '@weft/contracts';
+import type { Logger } from '@weft/logging';
+import {
+  CONTAINER_RUNTIME,
+  ContainerNotRunningError,
+  type ContainerRuntime,
+  type RunOptions,
+  SandboxLabels,
+} from '../docker/container-runtime';
+import { PROTECTED_FOLDER, SESSION_EXEC_PATH, WORKSPACE_TARGET, buildSessionSpec, commandLine } from '../exec/container-spec';
+import { EgressNetwork } from '../exec/egress-network';
+import type { ParsedExecRequest } from '../exec/exec-request';
+import { WorkspaceLocator } from '../exec/workspace-locator';
+import { ImageCatalogue, type ResolvedImage } from '../images/image-catalogue';
+import { LOGGER, SANDBOX_CONFIG } from '../tokens';
+import { ProxyNetworks } from './proxy-networks';
+import { compareSnapshots, snapshotWorkspace } from './workspace-changes';
+
+export type SessionCommand = Extract<ParsedExecRequest, { mode: 'command' }> & { session: ExecSession };
+
+interface Live {
+  id: string;
+  /** Commands this process has run in it; an adopted container counts as used. */
+  runs: number;
+}
+
+/**
+ * One container per session, made on its first command with that session's workspace, image and
+ * network, and reused by its later commands (`docker exec`, each command in a process group of
+ * its own). It stops itself when idle and is removed then, when the session is released, or
+ * when this worker stops. A container is found by its name, which is derived from everything it
+ * was made for, so replicas share it and a session never gets another session's container.
+ */
+@Injectable()
+export class SessionContainers {
+  private readonly live = new Map<string, Promise<Live>>();
+
+  constructor(
+    @Inject(SANDBOX_CONFIG) private readonly config: SandboxConfig,
+    @Inject(CONTAINER_RUNTIME) private readonly runtime: ContainerRuntime,
+    private readonly locator: WorkspaceLocator,
+    private readonly catalogue: ImageCatalogue,
+    private readonly proxies: ProxyNetworks,
+    private readonly egress: EgressNetwork,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  async run(request: SessionCommand, options: RunOptions): Promise<ExecResult> {
+    const located = await this.locator.locate(request.workspaceId, request.cwd);
+    const root = this.locator.localRoot(request.workspaceId);
+    const image = await this.catalogue.resolve(request.image, root);
+    if (request.writable) await ensureProtectedFolder(root);
+    const name = sessionContainerName(request, image);
+    const runId = randomBytes(8).toString('hex');
+    const argv = [SESSION_EXEC_PATH, runId, ...commandLine(request)];
+    const workingDir = located.cwd ? `${WORKSPACE_TARGET}/${located.cwd}` : WORKSPACE_TARGET;
+    // A container that stopped idle between lookup and exec ran nothing: make it again, once.
+    for (let attempt = 0; ; attempt++) {
+      const container = await this.container(name, request, image, located.hostPath);
+      const before = request.writable ? await snapshotWorkspace(root) : undefined;
+      try {
+        const outcome = await this.runtime.exec(container.id, argv, {
+          ...options,
+          workingDir,
+          killArgv: [SESSION_EXEC_PATH, '--kill', runId],
+        });
+        const reused = container.runs > 0;
+        container.runs++;
+        const changes = before ? compareSnapshots(before, await snapshotWorkspace(root)) : undefined;
+        return { ...outcome, image: image.id, reused, ...(changes ? { changes } : {}) };
+      } catch (error) {
+        if (!(error instanceof ContainerNotRunningError) || attempt > 0) throw error;
+        this.forget(name, container.id);
+      }
+    }
+  }
+
+  /** Removes every container of the session (it was deleted); returns how many. */
+  async release(sessionId: string): Promise<number> {
+    const containers = await this.runtime.listLabelled(SandboxLabels.session, sessionId);
+    await Promise.all(containers.map((c) => this.runtime.removeContainer(c.id)));
+    for (const [name, live] of this.live) {
+      if (name.startsWith(`${namePrefix(sessionId)}`)) {
+        this.live.delete(name);
+        void live.catch(() => undefined);
+      }
+    }
+    return containers.length;
+  }
+
+  private container(name: string, request: SessionCommand, image: ResolvedImage, hostPath: string): Promise<Live> {
+    let live = this.live.get(name);
+    if (!live) {
+      live = this.start(name, request, image, hostPath);
+      this.live.set(name, live);
+      live.catch(() => this.live.delete(name));
+    }
+    return live;
+  }
+
+  private async start(name: string, request: SessionCommand, image: ResolvedImage, hostPath: string): Promise<Live> {
+    const { session } = request;
+    const [proxy, egressNetwork, cacheVolume] = await Promise.all([
+      request.network === 'proxy' ? this.proxies.routeFor(session.ownerId) : undefined,
+      request.network === 'egress' ? this.egress.name() : undefined,
+      this.cacheVolume(session.ownerId),
+    ]);
+    const spec = buildSessionSpec(
+      {
+        name,
+        image,
+        session,
+        workspaceId: request.workspaceId,
+        workspaceHostPath: hostPath,
+        writable: request.writable,
+        proxy,
+        egressNetwork,
+        cacheVolume,
+        idleMs: this.config.SANDBOX_SESSION_IDLE_MS,
+        maxLifetimeMs: this.config.SANDBOX_SESSION_MAX_MS,
+        now: Date.now(),
+      },
+      this.config,
+    );
+    const container = await this.runtime.ensureNamed(spec);
+    if (!container.running) {
+      // Stopped idle and not yet removed: a fresh one under the same name.
+      await this.runtime.removeContainer(container.id);
+      return this.start(name, request, image, hostPath);
+    }
+    this.logger.info(
+      { sessionId: session.sessionId, workspaceId: request.workspaceId, image: image.id, network: request.network, created: container.created },
+      container.created ? 'session container started' : 'session container adopted',
+    );
+    void this.runtime.whenStopped(container.id).then(() => this.forget(name, container.id));
+    if (container.created) void this.removeOthers(session.sessionId, container.id);
+    return { id: container.id, runs: container.created ? 0 : 1 };
+  }
+
+  /** The session's containers made for other settings (another image, say) are not used again. */
+  private async removeOthers(sessionId: string, keep: string): Promise<void> {
+    try {
+      const others = (await this.runtime.listLabelled(SandboxLabels.session, sessionId)).filter((c) => c.id !== keep);
+      await Promise.all(others.map((c) => this.runtime.removeContainer(c.id)));
+    } catch (error) {
+      this.logger.warn({ err: error, sessionId }, 'could not remove a session\'s older containers');
+    }
+  }
+
+  private forget(name: string, id: string): void {
+    const live = this.live.get(name);
+    void live?.then(
+      (entry) => entry.id === id && this.live.get(name) === live && this.live.delete(name),
+      () => undefined,
+    );
+    void this.runtime.removeContainer(id);
+  }
+
+  private async cacheVolume(ownerId: string): Promise<string | undefined> {
+    if (!this.config.SANDBOX_PACKAGE_CACHE) return undefined;
+    const volume = `weft-cache-${ownerId}`;
+    await this.runtime.ensureVolume(volume, { [SandboxLabels.cache]: '1', [SandboxLabels.owner]: ownerId });
+    return volume;
+  }
+}
+
+function namePrefix(sessionId: string): string {
+  return `weft-${sessionId}-`;
+}
+
+/** Everything the container was made for is in its name: other settings, another container. */
+export function sessionContainerName(request: SessionCommand, image: ResolvedImage): string {
+  const key = JSON.stringify([request.session.ownerId, request.workspaceId, image.id, image.image, request.network, request.writable]);
+  return `${namePrefix(request.session.sessionId)}${createHash('sha256').update(key).digest('hex').slice(0, 12)}`;
+}
+
+/**
+ * `.weft/` is mounted read-only over a writable workspace, so it must exist, and be a real
+ * folder: the engine would follow a link planted there to anywhere on the host.
+ */
+async function ensureProtectedFolder(root: string): Promise<void> {
+  const path = join(root, PROTECTED_FOLDER);
+  const stat = await lstat(path).catch(() => undefined);
+  if (stat?.isDirectory()) return;
+  if (stat) {
+    throw new AppError(ErrorCode.Forbidden, `${PROTECTED_FOLDER} in the workspace is not a folder; a writable run cannot protect it`);
+  }
+  const owner = await lstat(root);
+  await mkdir(path, { mode: 0o755 }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EEXIST') throw error;
+  });
+  if (!(await lstat(path)).isDirectory()) throw new AppError(ErrorCode.Forbidden, `${PROTECTED_FOLDER} in the workspace is not a folder`);
+  // As the workspace's other files; a worker that is not root (tests) keeps its own owner.
+  await chown(path, owner.uid, owner.gid).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPERM') throw error;
+  });
+}
