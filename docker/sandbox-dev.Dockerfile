@@ -1,15 +1,14 @@
 # The development toolchain for sandbox runs: what an agent needs to build and test a project in
-# C/C++, Python, Node, Go and Rust, with the same runners and user as sandbox-runtime. Package
-# managers reach their registries only through the egress proxy, and cache under /cache, where the
-# sandbox mounts a per-user volume.
+# C/C++, Python and Node, with the same runners and user as sandbox-runtime. Package managers
+# reach their registries only through the egress proxy and cache under /cache, where the sandbox
+# mounts a per-user volume. Go and Rust would double the image (+1.1 GB on 0.9 GB): they are in
+# sandbox-polyglot.Dockerfile, built on this one.
 ARG NODE_IMAGE=node:24-bookworm-slim
 FROM ${NODE_IMAGE} AS node
 FROM debian:bookworm-slim
-ARG WITH_GO_RUST=1
 RUN apt-get update && apt-get install -y --no-install-recommends \
       git make gcc g++ libc6-dev pkg-config python3 python3-pip python3-venv python3-pytest \
       ripgrep jq curl unzip ca-certificates procps bash coreutils lua5.4 \
-      $( [ "$WITH_GO_RUST" = 1 ] && echo golang-go cargo rustc ) \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --gid 10001 sandbox && useradd --uid 10001 --gid 10001 --home-dir /tmp --shell /bin/bash sandbox \
  && mkdir -p /workspace /cache && chown 10001:10001 /workspace /cache
@@ -25,12 +24,12 @@ RUN ln -s ../lib/node_modules/npm/bin/npm-cli.js /usr/local/bin/npm \
 COPY sandbox-runtime/weft-run sandbox-runtime/weft-exec sandbox-runtime/weft-idle /usr/local/bin/
 # The root is read-only at run time: every tool caches in the /cache volume (Docker gives a new
 # named volume the directory's owner, 10001). No prompts or update checks: nobody answers them.
+# NODE_USE_ENV_PROXY: Node's own fetch and http (corepack uses fetch) honour HTTPS_PROXY only then.
 ENV npm_config_cache=/cache/npm npm_config_update_notifier=false npm_config_fund=false \
     npm_config_audit=false \
     PIP_CACHE_DIR=/cache/pip PIP_DISABLE_PIP_VERSION_CHECK=1 \
-    GOPATH=/cache/go GOMODCACHE=/cache/go/mod GOCACHE=/cache/go/build GOFLAGS=-modcacherw \
-    CARGO_HOME=/cache/cargo \
-    COREPACK_HOME=/cache/corepack COREPACK_ENABLE_DOWNLOAD_PROMPT=0
+    COREPACK_HOME=/cache/corepack COREPACK_ENABLE_DOWNLOAD_PROMPT=0 \
+    NODE_USE_ENV_PROXY=1
 USER 10001:10001
 WORKDIR /workspace
 CMD ["bash"]

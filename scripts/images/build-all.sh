@@ -31,6 +31,14 @@ docker build -q -t "$WEFT_REDIS_IMAGE" -f docker/redis.Dockerfile docker
 docker build -q -t "$WEFT_NATS_IMAGE" -f docker/nats.Dockerfile docker
 docker build -q -t "$WEFT_SANDBOX_IMAGE" --build-arg NODE_IMAGE="$WEFT_NODE_IMAGE" \
   -f docker/sandbox-runtime.Dockerfile docker
+docker build -q -t "$WEFT_SANDBOX_DEV_IMAGE" --build-arg NODE_IMAGE="$WEFT_NODE_IMAGE" \
+  -f docker/sandbox-dev.Dockerfile docker
+# Go and Rust more than double the dev image: only on request.
+if [ "${WEFT_IMAGES_POLYGLOT:-0}" = 1 ]; then
+  docker build -q -t "$WEFT_SANDBOX_POLYGLOT_IMAGE" --build-arg DEV_IMAGE="$WEFT_SANDBOX_DEV_IMAGE" \
+    -f docker/sandbox-polyglot.Dockerfile docker
+fi
+docker build -q -t "$WEFT_PROXY_IMAGE" -f docker/egress-proxy.Dockerfile docker
 
 # The app image holds all four services; compose picks the entry point per service.
 bash scripts/images/stage-app.sh "$ctx/app"

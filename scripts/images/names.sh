@@ -5,6 +5,10 @@ export WEFT_NODE_IMAGE=${WEFT_NODE_IMAGE:-node:24-bookworm-slim}
 export WEFT_REDIS_IMAGE=${WEFT_REDIS_IMAGE:-redis:7.0-bookworm}
 export WEFT_NATS_IMAGE=${WEFT_NATS_IMAGE:-nats:2.9-alpine}
 export WEFT_SANDBOX_IMAGE=${WEFT_SANDBOX_IMAGE:-weft/sandbox-runtime:latest}
+export WEFT_SANDBOX_DEV_IMAGE=${WEFT_SANDBOX_DEV_IMAGE:-weft/sandbox-dev:latest}
+# sandbox-dev plus Go and Rust; built only with WEFT_IMAGES_POLYGLOT=1 (1.1 GB more).
+export WEFT_SANDBOX_POLYGLOT_IMAGE=${WEFT_SANDBOX_POLYGLOT_IMAGE:-weft/sandbox-polyglot:latest}
+export WEFT_PROXY_IMAGE=${WEFT_PROXY_IMAGE:-weft/egress-proxy:latest}
 export WEFT_APP_IMAGE=${WEFT_APP_IMAGE:-weft/app:latest}
 # NVIDIA's CUDA 13 runtime (cudart, cuBLAS) for the GPU inference image; node-llama-cpp 3.22's
 # CUDA prebuilt is compiled with CUDA 13.1. The GPU image is built locally by images:cuda.

@@ -10,6 +10,8 @@ export const TestImages = {
   redis: process.env.WEFT_REDIS_IMAGE ?? 'redis:7.0-bookworm',
   nats: process.env.WEFT_NATS_IMAGE ?? 'nats:2.9-alpine',
   sandbox: process.env.WEFT_SANDBOX_IMAGE ?? 'weft/sandbox-runtime:latest',
+  sandboxDev: process.env.WEFT_SANDBOX_DEV_IMAGE ?? 'weft/sandbox-dev:latest',
+  proxy: process.env.WEFT_PROXY_IMAGE ?? 'weft/egress-proxy:latest',
 } as const;
 
 export interface StartedService {

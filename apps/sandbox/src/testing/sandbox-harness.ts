@@ -7,6 +7,8 @@ import { Routes, type ExecRequest, type ExecResult } from '@weft/contracts';
 import { connectRpcClient } from '@weft/messaging';
 import Docker from 'dockerode';
 import { createSandboxApp } from '../app';
+import { TestImages } from '../../../../test/support/containers';
+import { ExecService } from '../exec/exec.service';
 import { WarmPool } from '../pool/warm-pool';
 
 /** Tight limits so every bomb ends fast on a 2-core machine. */
@@ -26,7 +28,11 @@ export interface SandboxHarness {
   instance: string;
   docker: Docker;
   pool: WarmPool;
+  /** The worker's own service, for runs with a signal (cancel). */
+  service: ExecService;
   exec(request: ExecRequest): Promise<ExecResult>;
+  /** Removes a session's containers, as the gateway asks when a session is deleted. */
+  release(sessionId: string): Promise<number>;
   /** A fresh workspace the sandbox user (uid 10001) may write to. */
   newWorkspace(): Promise<string>;
   /** Containers of this worker, idle pooled ones included. */
@@ -46,7 +52,8 @@ export async function startSandboxHarness(natsUrl: string, env: Record<string, s
   const config = loadConfig(sandboxConfigSchema, {
     NATS_URL: natsUrl,
     WORKSPACES_DIR: root,
-    SANDBOX_IMAGE: process.env.WEFT_SANDBOX_IMAGE ?? 'weft/sandbox-runtime:latest',
+    SANDBOX_IMAGE: TestImages.sandbox,
+    SANDBOX_IMAGES: `dev=${TestImages.sandboxDev},minimal=${TestImages.sandbox}`,
     SANDBOX_MEMORY_MB: String(HarnessLimits.memoryMb),
     SANDBOX_PIDS_LIMIT: String(HarnessLimits.pidsLimit),
     SANDBOX_TMPFS_MB: String(HarnessLimits.tmpfsMb),
@@ -68,7 +75,9 @@ export async function startSandboxHarness(natsUrl: string, env: Record<string, s
     instance,
     docker,
     pool: app.get(WarmPool),
+    service: app.get(ExecService),
     exec: (request) => rpc.client.request(Routes.sandboxExec, request, { timeoutMs: 60_000 }),
+    release: async (sessionId) => (await rpc.client.request(Routes.sandboxReleaseSession, { sessionId }, { timeoutMs: 30_000 })).removed,
     async newWorkspace() {
       const id = `ws_${instance.replace(/[^a-zA-Z0-9]/g, '')}${String(++workspaces).padStart(3, '0')}`;
       await mkdir(join(root, id));

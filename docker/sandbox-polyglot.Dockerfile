@@ -1,0 +1,13 @@
+# sandbox-dev plus Go and Rust (Debian's golang-go and cargo/rustc), for teams that build those:
+# 1.1 GB more, so it is built only with WEFT_IMAGES_POLYGLOT=1 and chosen through SANDBOX_IMAGE.
+ARG DEV_IMAGE=weft/sandbox-dev:latest
+FROM ${DEV_IMAGE}
+USER 0:0
+RUN apt-get update && apt-get install -y --no-install-recommends golang-go cargo rustc \
+ && rm -rf /var/lib/apt/lists/*
+# Module and build caches in the /cache volume; -modcacherw so the cache can be cleaned without
+# root. Binaries from `go install` and `cargo install` land there too.
+ENV GOPATH=/cache/go GOMODCACHE=/cache/go/mod GOCACHE=/cache/go/build GOFLAGS=-modcacherw \
+    CARGO_HOME=/cache/cargo \
+    PATH=$PATH:/cache/go/bin:/cache/cargo/bin
+USER 10001:10001
