@@ -2,7 +2,7 @@
 # install dependencies. The allow list comes from PROXY_ALLOWED_HOSTS at start (weft-proxy-start).
 FROM debian:bookworm-slim
 RUN apt-get update && apt-get install -y --no-install-recommends squid \
- && rm -rf /var/lib/apt/lists/* \
+ && apt-get clean && rm -rf /var/lib/apt/lists/* \
  && mkdir -p /etc/squid/errors && cp /usr/share/squid/errors/templates/* /etc/squid/errors/
 COPY egress-proxy/squid.conf /etc/squid/squid.conf
 COPY egress-proxy/errors/ /etc/squid/errors/

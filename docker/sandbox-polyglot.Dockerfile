@@ -4,7 +4,7 @@ ARG DEV_IMAGE=weft/sandbox-dev:latest
 FROM ${DEV_IMAGE}
 USER 0:0
 RUN apt-get update && apt-get install -y --no-install-recommends golang-go cargo rustc \
- && rm -rf /var/lib/apt/lists/*
+ && apt-get clean && rm -rf /var/lib/apt/lists/*
 # Module and build caches in the /cache volume; -modcacherw so the cache can be cleaned without
 # root. Binaries from `go install` and `cargo install` land there too.
 ENV GOPATH=/cache/go GOMODCACHE=/cache/go/mod GOCACHE=/cache/go/build GOFLAGS=-modcacherw \

@@ -6,7 +6,7 @@ FROM debian:bookworm-slim
 # /cache: the per-user cache volume takes its owner from the first image that mounts it, so every
 # sandbox image has it owned by 10001. No package manager here sets a cache there (no pip, no npm).
 RUN apt-get update && apt-get install -y --no-install-recommends python3 bash coreutils lua5.4 procps \
- && rm -rf /var/lib/apt/lists/* \
+ && apt-get clean && rm -rf /var/lib/apt/lists/* \
  && groupadd --gid 10001 sandbox && useradd --uid 10001 --gid 10001 --home-dir /tmp --shell /bin/bash sandbox \
  && mkdir -p /workspace /cache && chown 10001:10001 /workspace /cache
 COPY --from=node /usr/local/bin/node /usr/local/bin/node

@@ -26,6 +26,7 @@ export function dockerRunArgs(spec: ContainerSpec): string[] {
     ...(spec.runtime ? [`--runtime=${spec.runtime}`] : []),
     `--user=${spec.user}`,
     `--workdir=${spec.workingDir}`,
+    ...(spec.mount ? [`--mount=type=bind,src=${spec.mount.hostPath},dst=${spec.mount.target}${spec.mount.readOnly ? ',readonly' : ''}`] : []),
     ...Object.entries(spec.env).flatMap(([key, value]) => ['-e', `${key}=${value}`]),
     ...Object.entries(spec.labels).flatMap(([key, value]) => ['--label', `${key}=${value}`]),
     spec.image,

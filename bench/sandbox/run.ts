@@ -2,7 +2,9 @@
  * `npm run bench:sandbox`: latency of a python `print(1)` through the sandbox worker's warm pool,
  * through the worker with the pool off, and as a plain `docker run --rm` of the same image with
  * the same limits; one after another and as a burst of concurrent runs. Not a test: it prints
- * a table. Needs the Docker engine and the images `npm run images` builds.
+ * a table; then `run_command` in a session's warm container against cold ones, and `npm ci` with
+ * and without the user's package cache (run-command.ts). Needs the Docker engine and the images
+ * `npm run images` builds.
  */
 import 'reflect-metadata';
 import { cpus } from 'node:os';
@@ -16,6 +18,7 @@ import { buildContainerSpec } from '../../apps/sandbox/src/exec/container-spec';
 import { WarmPool } from '../../apps/sandbox/src/pool/warm-pool';
 import { startNats } from '../../test/support/containers';
 import { docker, dockerRunArgs } from './docker-run';
+import { benchRunCommand } from './run-command';
 import { burst, percentile, sequential } from './stats';
 
 const SEQUENTIAL_RUNS = Number(process.env.BENCH_SEQUENTIAL ?? 20);
@@ -45,6 +48,8 @@ async function main(): Promise<void> {
     const coldWorker = await throughWorker({ ...env, SANDBOX_POOL_SIZE: '0' });
     const coldCli = await throughDockerRun(loadConfig(sandboxConfigSchema, env));
     printTable(loadConfig(sandboxConfigSchema, env), { warm, coldWorker, coldCli });
+    console.log('');
+    await benchRunCommand(nats.url);
   } finally {
     await nats.stop();
   }

@@ -7,7 +7,6 @@ import { Routes, type ExecRequest, type ExecResult } from '@weft/contracts';
 import { connectRpcClient } from '@weft/messaging';
 import Docker from 'dockerode';
 import { createSandboxApp } from '../app';
-import { TestImages } from '../../../../test/support/containers';
 import { ExecService } from '../exec/exec.service';
 import { WarmPool } from '../pool/warm-pool';
 
@@ -49,11 +48,12 @@ let counter = 0;
 export async function startSandboxHarness(natsUrl: string, env: Record<string, string> = {}): Promise<SandboxHarness> {
   const instance = `harness-${process.pid}-${++counter}`;
   const root = await realpath(await mkdtemp(join(tmpdir(), 'weft-sandbox-')));
+  const runtimeImage = process.env.WEFT_SANDBOX_IMAGE ?? 'weft/sandbox-runtime:latest';
   const config = loadConfig(sandboxConfigSchema, {
     NATS_URL: natsUrl,
     WORKSPACES_DIR: root,
-    SANDBOX_IMAGE: TestImages.sandbox,
-    SANDBOX_IMAGES: `dev=${TestImages.sandboxDev},minimal=${TestImages.sandbox}`,
+    SANDBOX_IMAGE: runtimeImage,
+    SANDBOX_IMAGES: `dev=${process.env.WEFT_SANDBOX_DEV_IMAGE ?? 'weft/sandbox-dev:latest'},minimal=${runtimeImage}`,
     SANDBOX_MEMORY_MB: String(HarnessLimits.memoryMb),
     SANDBOX_PIDS_LIMIT: String(HarnessLimits.pidsLimit),
     SANDBOX_TMPFS_MB: String(HarnessLimits.tmpfsMb),
