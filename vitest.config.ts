@@ -39,6 +39,8 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['e2e/**/*.e2e-spec.ts'],
+          // One compose stack for every e2e file: started once, stopped at the end.
+          globalSetup: ['e2e/support/global-setup.ts'],
           environment: 'node',
           testTimeout: 300_000,
           hookTimeout: 600_000,

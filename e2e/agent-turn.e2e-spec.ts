@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { create as createTar } from 'tar';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { admin, answerPermissions, call, followTurn, newUserKey } from './support/api';
-import { gatewayUrl, startStack, stopStack } from './support/stack';
+import { gatewayUrl } from './support/stack';
 
 const run = promisify(execFile);
 
@@ -25,15 +25,10 @@ describe('Weft through its public API, on the compose stack', () => {
   let workspaceId: string;
 
   beforeAll(async () => {
-    await startStack();
     [ada, bob] = await Promise.all([newUserKey('ada'), newUserKey('bob')]);
     const upload = await call<{ id: string }>('POST', '/v1/workspaces', ada, await workspaceArchive({ 'hello.txt': 'hello from the e2e workspace\n' }), 'application/gzip');
     expect(upload.status).toBe(201);
     workspaceId = upload.body.id;
-  });
-
-  afterAll(() => {
-    stopStack();
   });
 
   it('lists the GGUF model and the scripted models', async () => {

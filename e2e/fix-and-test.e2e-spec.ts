@@ -2,9 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { answerPermissions, call, followTurn, newUserKey } from './support/api';
-import { startStack, stopStack } from './support/stack';
 
 const project: Record<string, string> = {
   'calc.py': 'def add(a, b):\n    return a - b\n',
@@ -34,12 +33,7 @@ describe('an agent fixes a real project in one turn, and its patch applies to th
   let key: string;
 
   beforeAll(async () => {
-    await startStack();
     key = await newUserKey('grace');
-  });
-
-  afterAll(() => {
-    stopStack();
   });
 
   it('searches, edits two files, runs the test suite, and exports a patch that git applies cleanly', async () => {

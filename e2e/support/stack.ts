@@ -12,6 +12,9 @@ export const stackEnv = {
   WEFT_SCRIPTS_DIR: './e2e/scripts',
 };
 
+/** nats, redis, gateway, inference, tools, sandbox, proxy. */
+const SERVICES = 7;
+
 export const gatewayUrl = `http://127.0.0.1:${stackEnv.WEFT_PORT}`;
 
 /** `docker compose` where the plugin exists, Debian's `docker-compose` 1.29 otherwise. */
@@ -47,7 +50,7 @@ export async function startStack(timeoutMs = 240_000): Promise<void> {
   while (Date.now() < deadline) {
     const ids = compose('ps', '-q').split('\n').filter(Boolean);
     states = ids.map(healthOf);
-    if (ids.length === 6 && states.every((s) => s === 'healthy')) return;
+    if (ids.length === SERVICES && states.every((s) => s === 'healthy')) return;
     if (states.some((s) => s === 'unhealthy' || s === 'exited')) break;
     await new Promise((r) => setTimeout(r, 1000));
   }
