@@ -1,5 +1,8 @@
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+
+export const HOST_CA_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
 
 const root = resolve(__dirname, '../..');
 
@@ -10,6 +13,8 @@ export const stackEnv = {
   WEFT_ADMIN_TOKEN: 'e2e-admin-token-0123456789abcdef',
   WEFT_WORKSPACES_VOLUME: 'weft_e2e_workspaces',
   WEFT_SCRIPTS_DIR: './e2e/scripts',
+  // This machine's HTTPS is re-signed on the way out: runs must trust the host's bundle.
+  ...(existsSync(HOST_CA_BUNDLE) ? { WEFT_SANDBOX_CA_CERTS: HOST_CA_BUNDLE } : {}),
 };
 
 /** nats, redis, gateway, inference, tools, sandbox, proxy. */

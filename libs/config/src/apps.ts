@@ -254,6 +254,14 @@ const sandboxEnvSchema = z.object({
    */
   SANDBOX_PROXY_CONTAINER: z.string().min(1).optional(),
   SANDBOX_PROXY_PORT: positiveInt().max(65535).default(3128),
+  /**
+   * A PEM bundle on the engine's host that session containers trust (mounted read-only), for
+   * networks whose HTTPS is re-signed by a company proxy. Unset or empty: the image's own CAs.
+   */
+  SANDBOX_CA_CERTS: z
+    .string()
+    .optional()
+    .transform((path) => (path ? path : undefined)),
   /** Each user's npm, pip, Go and cargo caches in a volume of their own, kept across sessions. */
   SANDBOX_PACKAGE_CACHE: booleanFlag().default(true),
 });

@@ -89,6 +89,8 @@ export interface SessionSpecInput {
   egressNetwork?: string;
   /** The user's package cache volume, mounted at /cache. */
   cacheVolume?: string;
+  /** A CA bundle on the engine's host to trust instead of the image's. */
+  caCertsHostPath?: string;
   idleMs: number;
   maxLifetimeMs: number;
   now: number;
@@ -106,13 +108,14 @@ export const SESSION_EXEC_PATH = '/usr/local/bin/weft-exec';
 export function buildSessionSpec(input: SessionSpecInput, config: SpecLimits): ContainerSpec & { name: string } {
   const base = baseSpec({ ...config, SANDBOX_IMAGE: input.image.image }, input.now + input.maxLifetimeMs);
   const proxyEnv = input.proxy ? proxyVariables(input.proxy.url) : {};
+  const caEnv = input.caCertsHostPath ? caVariables(CA_TARGET) : {};
   return {
     ...base,
     name: input.name,
     init: true,
     cmd: [SESSION_RUNNER_PATH],
     workingDir: WORKSPACE_TARGET,
-    env: { ...base.env, ...proxyEnv, [RUNNER_IDLE_ENV]: String(Math.max(1, Math.ceil(input.idleMs / 1000))) },
+    env: { ...base.env, ...proxyEnv, ...caEnv, [RUNNER_IDLE_ENV]: String(Math.max(1, Math.ceil(input.idleMs / 1000))) },
     labels: {
       ...base.labels,
       [SandboxLabels.session]: input.session.sessionId,
@@ -126,9 +129,25 @@ export function buildSessionSpec(input: SessionSpecInput, config: SpecLimits): C
         ? [{ type: 'bind' as const, hostPath: `${input.workspaceHostPath}/${PROTECTED_FOLDER}`, target: `${WORKSPACE_TARGET}/${PROTECTED_FOLDER}`, readOnly: true }]
         : []),
       ...(input.cacheVolume ? [{ type: 'volume' as const, volume: input.cacheVolume, target: CACHE_TARGET }] : []),
+      ...(input.caCertsHostPath ? [{ type: 'bind' as const, hostPath: input.caCertsHostPath, target: CA_TARGET, readOnly: true }] : []),
     ],
     ...(input.proxy ? { network: input.proxy.network } : input.egressNetwork ? { network: input.egressNetwork } : {}),
     openStdin: false,
+  };
+}
+
+/** Where SANDBOX_CA_CERTS is mounted, and the variables that make each toolchain trust it. */
+const CA_TARGET = '/etc/weft/ca-certificates.pem';
+function caVariables(path: string): Record<string, string> {
+  return {
+    SSL_CERT_FILE: path,
+    CURL_CA_BUNDLE: path,
+    REQUESTS_CA_BUNDLE: path,
+    PIP_CERT: path,
+    NODE_EXTRA_CA_CERTS: path,
+    npm_config_cafile: path,
+    GIT_SSL_CAINFO: path,
+    CARGO_HTTP_CAINFO: path,
   };
 }
 

@@ -121,6 +121,7 @@ export class SessionContainers {
         proxy,
         egressNetwork,
         cacheVolume,
+        caCertsHostPath: this.config.SANDBOX_CA_CERTS,
         idleMs: this.config.SANDBOX_SESSION_IDLE_MS,
         maxLifetimeMs: this.config.SANDBOX_SESSION_MAX_MS,
         now: Date.now(),

@@ -1,4 +1,5 @@
 import { chmod, mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestMicroservice } from '@nestjs/common';
@@ -39,6 +40,7 @@ export interface SandboxHarness {
   close(): Promise<void>;
 }
 
+const HOST_CA_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
 let counter = 0;
 
 /**
@@ -63,6 +65,8 @@ export async function startSandboxHarness(natsUrl: string, env: Record<string, s
     SANDBOX_POOL_SIZE: '2',
     SANDBOX_INSTANCE_ID: instance,
     LOG_LEVEL: 'silent',
+    // This machine's HTTPS is re-signed on the way out: proxied runs must trust the host's bundle.
+    ...(existsSync(HOST_CA_BUNDLE) ? { SANDBOX_CA_CERTS: HOST_CA_BUNDLE } : {}),
     ...env,
   });
   const app: INestMicroservice = await createSandboxApp(config);
