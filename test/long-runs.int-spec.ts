@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type GatewayUnderTest, TEST_ADMIN_TOKEN, startGatewayUnderTest } from '../apps/gateway/src/test/gateway-under-test';
 import { ScriptedWorkersModule, script } from '../apps/gateway/src/test/scripted-workers';
 import { readEvents } from '../apps/gateway/src/test/sse-client';
-import { waitFor } from '../apps/sandbox/src/testing/attack-helpers';
+import { hostProcessesWith, waitFor } from '../apps/sandbox/src/testing/attack-helpers';
 import { type SandboxHarness, startSandboxHarness } from '../apps/sandbox/src/testing/sandbox-harness';
 
 /**
@@ -94,17 +94,20 @@ describe('long runs through the gateway', () => {
     expect(completed).toMatchObject({ isError: false, output: expect.stringContaining('tick 2') });
   });
 
-  it('kills the container promptly when the turn is cancelled mid-run', async () => {
+  it("kills the run's processes promptly when the turn is cancelled mid-run, in the session's container", async () => {
     const f = await fixture('long-cancel', { 'test_hang.py': HANG });
     script(f.sessionId, [{ calls: [unittest('test_hang')] }]);
     const { turnId, after } = await post(f, 'run the hanging test');
     const running = await follow(f, after, (e) => e.type === 'tool.output' && e.text.includes('started'));
-    expect(await sandbox.containers()).toHaveLength(1);
+    const ofSession = async () => (await sandbox.containers()).filter((c) => c.Labels['weft.sandbox.session'] === f.sessionId);
+    expect(await ofSession()).toHaveLength(1);
+    expect(await hostProcessesWith('test_hang')).not.toEqual([]);
     const cancelledAt = Date.now();
     expect((await api('POST', `/v1/sessions/${f.sessionId}/turns/${turnId}/cancel`, f.key)).status).toBe(202);
     const rest = await follow(f, running.at(-1)!.id, ended);
     expect(rest.at(-1)?.type).toBe('turn.cancelled');
-    await waitFor('the container to be removed', async () => (await sandbox.containers()).length === 0, 10_000);
+    // The container stays for the session's next command; the run's process group is gone.
+    await waitFor('the hanging test to be killed', async () => (await hostProcessesWith('test_hang')).length === 0, 10_000);
     expect(Date.now() - cancelledAt).toBeLessThan(10_000);
   });
 

@@ -112,8 +112,10 @@ describe('sandbox exec (real Docker, real NATS)', () => {
     const code = 'head -c 5000000 /dev/zero | tr "\\0" a; head -c 100000 /dev/zero | tr "\\0" b >&2; echo done >&2';
     const result = await exec({ mode: 'code', language: 'bash', code });
     expect(result).toMatchObject({ exitCode: 0, stdoutTruncated: true, stderrTruncated: true });
-    expect(result.stdout).toBe('a'.repeat(4096));
-    expect(result.stderr).toBe('b'.repeat(4096));
+    // The first and last halves of the cap, with what was cut between them.
+    expect(result.stdout).toBe(`${'a'.repeat(2048)}\n[... ${5_000_000 - 4096} bytes cut ...]\n${'a'.repeat(2048)}`);
+    expect(result.stdoutCutBytes).toBe(5_000_000 - 4096);
+    expect(result.stderr.endsWith('b'.repeat(2043) + 'done\n')).toBe(true);
   });
 
   it('reports a memory bomb as oomKilled', async () => {
