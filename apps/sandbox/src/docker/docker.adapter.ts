@@ -396,17 +396,7 @@ export class DockerAdapter implements ContainerRuntime {
     signal?: AbortSignal,
   ): Promise<'exited' | 'timeout' | 'cancelled'> {
     const exited = container.wait() as Promise<unknown>;
-    let timer: NodeJS.Timeout | undefined;
-    let onAbort: (() => void) | undefined;
-    const deadline = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)));
-    const aborted = new Promise<'cancelled'>((resolve) => {
-      onAbort = () => resolve('cancelled');
-      if (signal?.aborted) onAbort();
-      else signal?.addEventListener('abort', onAbort, { once: true });
-    });
-    const first = await Promise.race([exited.then(() => 'exited' as const), deadline, aborted]);
-    clearTimeout(timer);
-    if (onAbort) signal?.removeEventListener('abort', onAbort);
+    const first = await raceDeadline(exited.then(() => undefined), timeoutMs, signal);
     if (first === 'exited') return first;
     await container.kill().catch((error: unknown) => {
       // 409: it exited on its own between the deadline and the kill.
