@@ -2,6 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import type { Logger } from '@weft/logging';
 import { AgentModule } from './agent/agent.module';
 import { AuthModule } from './auth/auth.module';
+import { CompatModule } from './compat/compat.module';
 import type { GatewaySettings } from './config';
 import { HealthModule } from './health/health.module';
 import { InfraModule } from './infra/infra.module';
@@ -29,6 +30,7 @@ export class AppModule {
         InstructionsModule,
         NotesModule,
         AgentModule,
+        CompatModule,
         HealthModule,
       ],
     };

@@ -7,10 +7,14 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { pinoHttp } from 'pino-http';
 import { AppModule } from './app.module';
 import { AppExceptionFilter, sendHttpError } from './common/app-exception.filter';
+import { sendAnthropicError } from './compat/anthropic/anthropic-error.filter';
+import { sendOpenAiError } from './compat/openai/openai-error.filter';
 import type { GatewaySettings } from './config';
 import { GZIP_TYPES } from './workspaces/workspace-upload';
 
 const JSON_BODY_LIMIT = '1mb';
+/** Stateless clients resend the whole conversation, tool definitions and all, on every request. */
+const COMPAT_PREFIXES = ['/openai', '/anthropic'];
 
 export interface CreateGatewayOptions {
   logger?: Logger;
@@ -43,9 +47,15 @@ export async function createGatewayApp(
     }),
   );
   app.use('/v1/workspaces', express.raw({ type: GZIP_TYPES, limit: config.WORKSPACE_UPLOAD_MAX_BYTES }));
+  app.use(COMPAT_PREFIXES, express.json({ limit: config.COMPAT_BODY_MAX_BYTES }));
   app.use(express.json({ limit: JSON_BODY_LIMIT }));
-  // Body-parser failures (malformed JSON, too large) happen before Nest's filters see the request.
-  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => sendHttpError(error, req, res, logger));
+  // Body-parser failures (malformed JSON, too large) happen before Nest's filters see the request;
+  // the compatible APIs answer them in their own error shape.
+  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    if (req.path.startsWith('/openai/')) sendOpenAiError(error, req, res, logger);
+    else if (req.path.startsWith('/anthropic/')) sendAnthropicError(error, req, res, logger);
+    else sendHttpError(error, req, res, logger);
+  });
   app.useGlobalFilters(new AppExceptionFilter(logger));
   app.enableShutdownHooks();
   return app;

@@ -37,6 +37,8 @@ export const gatewayConfigSchema = z.object({
   AGENT_MAX_REPLY_TOKENS: positiveInt().max(32768).default(2048),
   /** How long a turn may wait on one generation before it fails. */
   INFERENCE_TIMEOUT_MS: positiveInt().default(300_000),
+  /** The largest request body of the OpenAI and Anthropic routes (the whole conversation each time). */
+  COMPAT_BODY_MAX_BYTES: positiveInt().default(16 * 1024 * 1024),
   SANDBOX_TIMEOUT_MS: positiveInt().default(120_000),
   /**
    * Whether a session may ask for a sandbox network with egress (`sandboxNetwork: "egress"`).

@@ -69,6 +69,11 @@ export const generateRequestSchema = z.object({
   jsonSchema: z.record(z.string(), z.unknown()).optional(),
   toolChoice: toolChoiceSchema.optional(),
   contextOverflow: contextOverflowSchema.optional(),
+  /**
+   * Renders and counts the prompt without generating: the result has `usage.promptTokens`
+   * (the model's own template and tokenizer), no text, and holds no sequence.
+   */
+  countOnly: z.boolean().optional(),
 });
 export type GenerateRequest = z.infer<typeof generateRequestSchema>;
 

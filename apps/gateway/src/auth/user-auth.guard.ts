@@ -6,7 +6,10 @@ import { ApiKeysRepository } from './api-keys.repository';
 import { bearerToken, hashApiKey } from './key-hash';
 import { setPrincipal } from './principal';
 
-/** Resolves `Authorization: Bearer <key>` to a principal, or fails with 401. */
+/**
+ * Resolves `Authorization: Bearer <key>` to a principal, or fails with 401. `x-api-key: <key>`
+ * is read too: Anthropic's clients (the SDK, Claude Code) send the key that way.
+ */
 @Injectable()
 export class UserAuthGuard implements CanActivate {
   constructor(
@@ -16,7 +19,8 @@ export class UserAuthGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<Request>();
-    const key = bearerToken(req.headers.authorization);
+    const apiKeyHeader = req.headers['x-api-key'];
+    const key = bearerToken(req.headers.authorization) ?? (typeof apiKeyHeader === 'string' && apiKeyHeader !== '' ? apiKeyHeader : undefined);
     if (!key) throw new AppError(ErrorCode.Unauthorized, 'Missing API key: send Authorization: Bearer <key>');
     const stored = await this.apiKeys.findByHash(hashApiKey(key));
     if (!stored || !(await this.users.exists(stored.userId))) {

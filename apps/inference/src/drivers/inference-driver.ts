@@ -21,6 +21,8 @@ export interface InferenceDriver {
   status(): Promise<WorkerModelStatus[]>;
   /** Generates one assistant message; tool calls are returned, never executed. */
   generate(modelId: string, call: GenerateCall): Promise<GenerateResult>;
+  /** Tokens of the rendered prompt, exactly; drivers without a tokenizer leave it out and get an estimate. */
+  countTokens?(modelId: string, request: GenerateRequest): Promise<number>;
   /** The accelerator this driver runs on, when it runs on one and has started. */
   gpu?(): Promise<GpuStatus | undefined>;
   dispose(): Promise<void>;

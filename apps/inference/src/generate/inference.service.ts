@@ -5,6 +5,7 @@ import {
   ErrorCode,
   type GenerateChunk,
   type GenerateRequest,
+  type GenerateResult,
   type ListModelsResult,
   type WorkerHeartbeat,
   type WorkerModelStatus,
@@ -12,6 +13,7 @@ import {
 import type { Logger } from '@weft/logging';
 import { Observable } from 'rxjs';
 import type { InferenceDriver } from '../drivers/inference-driver';
+import { estimatePromptTokens } from '../remote/remote-prompt';
 import type { InferenceMetrics } from '../metrics/inference-metrics';
 import { INFERENCE_DRIVERS, INFERENCE_METRICS, LOGGER, WORKER_IDENTITY, type WorkerIdentity } from '../tokens';
 
@@ -140,6 +142,7 @@ export class InferenceService implements OnApplicationShutdown {
     };
     try {
       const driver = await this.driverFor(request.model);
+      if (request.countOnly) return { type: 'done', result: await countPrompt(driver, request) };
       const result = { ...(await driver.generate(request.model, { request, onDelta: timedDelta, signal })), workerId: this.worker.workerId };
       this.metrics.completed(request.model, result);
       log.info({ finishReason: result.finishReason, usage: result.usage, timings: result.timings }, 'generation done');
@@ -165,4 +168,19 @@ export class InferenceService implements OnApplicationShutdown {
       { model: modelId, known },
     );
   }
+}
+
+/** A `countOnly` request: the prompt's size and nothing generated. */
+async function countPrompt(driver: InferenceDriver, request: GenerateRequest): Promise<GenerateResult> {
+  const started = performance.now();
+  const promptTokens = driver.countTokens
+    ? await driver.countTokens(request.model, request)
+    : estimatePromptTokens(request.messages, request.tools);
+  return {
+    text: '',
+    toolCalls: [],
+    finishReason: 'stop',
+    usage: { promptTokens, completionTokens: 0, cachedTokens: 0, evaluatedTokens: 0 },
+    timings: { totalMs: performance.now() - started },
+  };
 }

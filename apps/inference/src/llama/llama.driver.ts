@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { AppError, ErrorCode, type GenerateResult, type ModelInfo, type WorkerModelStatus } from '@weft/contracts';
+import { AppError, ErrorCode, type GenerateRequest, type GenerateResult, type ModelInfo, type WorkerModelStatus } from '@weft/contracts';
 import type { Logger } from '@weft/logging';
 import type { DriverHooks, GenerateCall, InferenceDriver } from '../drivers/inference-driver';
 import type { ChatTemplate, LlamaModelConfig } from '../registry/models-config.schema';
@@ -59,6 +59,11 @@ export class LlamaDriver implements InferenceDriver {
   async generate(modelId: string, call: GenerateCall): Promise<GenerateResult> {
     const model = await this.load(modelId);
     return model.generate(call);
+  }
+
+  async countTokens(modelId: string, request: GenerateRequest): Promise<number> {
+    const model = await this.load(modelId);
+    return model.countTokens(request);
   }
 
   gpu() {

@@ -1,4 +1,4 @@
-import { AppError, ErrorCode, type ChatMessage, type GenerateResult, type ToolCall } from '@weft/contracts';
+import { AppError, ErrorCode, type ChatMessage, type GenerateRequest, type GenerateResult, type ToolCall } from '@weft/contracts';
 import type { Logger } from '@weft/logging';
 import type { GenerateCall } from '../drivers/inference-driver';
 import type { LlamaModelConfig } from '../registry/models-config.schema';
@@ -135,6 +135,14 @@ export class LoadedModel {
       chat.dispose({ disposeSequence: false });
       lease.release();
     }
+  }
+
+  /** The rendered prompt's tokens, tools and forced-call instruction included; no sequence is taken. */
+  countTokens(request: GenerateRequest): number {
+    const mode = replyMode(request);
+    const limits = grammarLimits(mode.kind === 'json' ? mode.schema : mode.kind === 'text' ? [] : mode.tools, this.contextSize);
+    const functions = mode.kind === 'tools' ? toChatFunctions(mode.tools, limits) : undefined;
+    return this.render(request.messages, mode, functions).tokens.length;
   }
 
   async dispose(): Promise<void> {

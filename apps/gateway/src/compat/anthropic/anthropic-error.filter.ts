@@ -1,0 +1,42 @@
+import { type ArgumentsHost, Catch, type ExceptionFilter, Inject } from '@nestjs/common';
+import type { Logger } from '@weft/logging';
+import type { Request, Response } from 'express';
+import { LOGGER } from '../../infra/tokens';
+import { type CompatError, toCompatError } from '../compat-error';
+
+const TYPE_BY_STATUS: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  409: 'invalid_request_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
+  529: 'overloaded_error',
+};
+
+/** `{ type: 'error', error: { type, message } }`, as Anthropic answers. */
+export function anthropicErrorBody(error: CompatError) {
+  return { type: 'error', error: { type: TYPE_BY_STATUS[error.status] ?? 'api_error', message: error.message, weft_code: error.code } };
+}
+
+export function sendAnthropicError(exception: unknown, req: Request, res: Response, logger: Logger): void {
+  const error = toCompatError(exception, 529);
+  if (error.errorId) logger.error({ err: exception, errorId: error.errorId, method: req.method, url: req.originalUrl }, 'unexpected error');
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  if (error.retryAfter !== undefined) res.setHeader('Retry-After', String(error.retryAfter));
+  res.status(error.status).json(anthropicErrorBody(error));
+}
+
+@Catch()
+export class AnthropicErrorFilter implements ExceptionFilter {
+  constructor(@Inject(LOGGER) private readonly logger: Logger) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    sendAnthropicError(exception, http.getRequest<Request>(), http.getResponse<Response>(), this.logger);
+  }
+}

@@ -1,0 +1,59 @@
+import type { GenerateResult } from '@weft/contracts';
+
+export interface MessageIdentity {
+  id: string;
+  model: string;
+}
+
+type StopReason = 'end_turn' | 'max_tokens' | 'tool_use';
+
+export function stopReason(result: GenerateResult): StopReason {
+  if (result.finishReason === 'tool_calls') return 'tool_use';
+  return result.finishReason === 'length' ? 'max_tokens' : 'end_turn';
+}
+
+/** Anthropic counts cache reads apart: `input_tokens` are the ones evaluated anew. */
+export function anthropicUsage(usage: GenerateResult['usage']) {
+  const cached = usage.cachedTokens ?? 0;
+  return {
+    input_tokens: usage.promptTokens - cached,
+    output_tokens: usage.completionTokens,
+    cache_read_input_tokens: cached,
+    cache_creation_input_tokens: 0,
+  };
+}
+
+export function toolUseBlocks(result: GenerateResult) {
+  return result.toolCalls.map((call) => ({ type: 'tool_use' as const, id: call.id, name: call.name, input: call.arguments }));
+}
+
+/** The non-streamed reply (`type: message`). */
+export function message(identity: MessageIdentity, result: GenerateResult) {
+  const tools = toolUseBlocks(result);
+  const text = result.text !== '' || tools.length === 0 ? [{ type: 'text' as const, text: result.text }] : [];
+  return {
+    ...identity,
+    type: 'message',
+    role: 'assistant',
+    content: [...text, ...tools],
+    stop_reason: stopReason(result),
+    stop_sequence: null,
+    usage: anthropicUsage(result.usage),
+  };
+}
+
+/** The first event of a stream: the message, empty; its usage arrives with `message_delta`. */
+export function messageStart(identity: MessageIdentity) {
+  return {
+    type: 'message_start',
+    message: {
+      ...identity,
+      type: 'message',
+      role: 'assistant',
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
+    },
+  };
+}

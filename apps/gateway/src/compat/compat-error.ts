@@ -1,0 +1,41 @@
+import { AppError, ErrorCode } from '@weft/contracts';
+import { toHttpError } from '../common/http-error';
+
+/** An error as the compatible APIs report it, before each API gives it its own shape. */
+export interface CompatError {
+  status: number;
+  code: string;
+  message: string;
+  /** The request field at fault, where known (`messages[2].content`). */
+  param?: string;
+  /** Seconds, for a `Retry-After` header. */
+  retryAfter?: number;
+  /** Set for a 500: logged with the error. */
+  errorId?: string;
+}
+
+/** Seconds a client should wait before retrying a request refused because every sequence was busy. */
+const BUSY_RETRY_AFTER_S = 1;
+
+/**
+ * Weft's errors with the statuses these APIs' clients act on: an unknown model is a 404 (the
+ * SDKs' NotFoundError), a full fleet a 429 (`overloaded` is the caller's choice: Anthropic uses
+ * 529), each with `Retry-After` so the SDKs' own retry waits the right time.
+ */
+export function toCompatError(exception: unknown, busyStatus: 429 | 529): CompatError {
+  const { status, body, errorId } = toHttpError(exception);
+  const { code, message, details } = body.error;
+  const param = typeof details?.param === 'string' ? details.param : undefined;
+  const base = { code, message, ...(param ? { param } : {}), ...(errorId ? { errorId } : {}) };
+  if (code === ErrorCode.UnknownModel) return { ...base, status: 404 };
+  if (code === ErrorCode.InferenceBusy || code === ErrorCode.NoResponders) {
+    return { ...base, status: busyStatus, retryAfter: BUSY_RETRY_AFTER_S };
+  }
+  const retryAfter = typeof details?.retryAfterSeconds === 'number' ? details.retryAfterSeconds : undefined;
+  return { ...base, status, ...(retryAfter !== undefined ? { retryAfter } : {}) };
+}
+
+/** A request these APIs refuse, naming the field (`param`) the way the API's docs spell it. */
+export function badRequest(message: string, param?: string): AppError {
+  return new AppError(ErrorCode.InvalidRequest, message, param ? { param } : undefined);
+}

@@ -1,0 +1,90 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { AppError, ErrorCode, type GenerateChunk, type GenerateRequest, type GenerateResult } from '@weft/contracts';
+import type { Logger } from '@weft/logging';
+import type { Response } from 'express';
+import type { Principal } from '../auth/principal';
+import { GATEWAY_CONFIG, type GatewaySettings } from '../config';
+import { FleetInferenceClient } from '../fleet/fleet-inference.client';
+import { LOGGER } from '../infra/tokens';
+import { ModelsService } from '../models/models.service';
+import { conversationKey } from './conversation-key';
+
+/** A generation whose first message has arrived: the model was found and a worker took it. */
+export interface StartedGeneration {
+  /** Text deltas, then the result; ends early when the client goes away. */
+  deltas(): AsyncGenerator<string, GenerateResult>;
+  /** Waits for the whole reply (a non-streamed response). */
+  result(): Promise<GenerateResult>;
+}
+
+/**
+ * Generations for the OpenAI- and Anthropic-compatible routes: the same fleet, routing and
+ * cancellation as agent turns, under a session id derived from the conversation so stateless
+ * clients reuse the KV cache of their earlier requests.
+ */
+@Injectable()
+export class CompatInference {
+  constructor(
+    private readonly fleet: FleetInferenceClient,
+    private readonly models: ModelsService,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewaySettings,
+    @Inject(LOGGER) private readonly log: Logger,
+  ) {}
+
+  /**
+   * Starts the generation and waits for its first message, so that an unknown model, a full
+   * fleet or a bad request still becomes an HTTP error rather than a broken stream. The
+   * generation is cancelled on the worker when the client disconnects.
+   */
+  async start(principal: Principal, request: Omit<GenerateRequest, 'sessionId' | 'requestId'>, res: Response): Promise<StartedGeneration> {
+    await this.models.assertKnown(request.model);
+    const abort = new AbortController();
+    const onClose = () => {
+      if (!res.writableFinished) abort.abort(new AppError(ErrorCode.GenerationCancelled, 'The client disconnected'));
+    };
+    res.on('close', onClose);
+    const full: GenerateRequest = {
+      ...request,
+      requestId: randomUUID(),
+      sessionId: conversationKey(principal.userId, request.model, request.messages, request.tools),
+    };
+    const stream = this.fleet.generate(full, { timeoutMs: this.config.INFERENCE_TIMEOUT_MS, signal: abort.signal })[Symbol.asyncIterator]();
+    let first: IteratorResult<GenerateChunk>;
+    try {
+      first = await stream.next();
+    } catch (error) {
+      res.off('close', onClose);
+      throw error;
+    }
+    const log = this.log.child({ userId: principal.userId, model: request.model, requestId: full.requestId });
+    const generation: StartedGeneration = {
+      async result() {
+        const deltas = generation.deltas();
+        let next = await deltas.next();
+        while (!next.done) next = await deltas.next();
+        return next.value;
+      },
+      async *deltas() {
+        try {
+          let next = first;
+          while (!next.done) {
+            const chunk = next.value;
+            if (chunk.type === 'done') {
+              log.info({ usage: chunk.result.usage, finishReason: chunk.result.finishReason }, 'compatible API generation done');
+              return chunk.result;
+            }
+            yield chunk.text;
+            next = await stream.next();
+          }
+          if (abort.signal.aborted) throw abort.signal.reason;
+          throw new AppError(ErrorCode.GenerationFailed, 'The inference stream ended without a result');
+        } finally {
+          res.off('close', onClose);
+          await stream.return?.(undefined);
+        }
+      },
+    };
+    return generation;
+  }
+}
