@@ -37,10 +37,14 @@ describe('OpenAI- and Anthropic-compatible APIs, real workers behind a real gate
   beforeAll(async () => {
     dir = await makeTempDir('weft-compat-');
     await makeTestModel(dir);
+    await makeTestModel(dir, 'no-fim.gguf', ['--no-fim']);
     await writeFile(join(dir, 'scripts', 'weather.json'), JSON.stringify(TOOL_SCRIPT));
     gateway = await startGatewayUnderTest(NoOtherWorkers);
     const registry = {
-      models: [{ id: 'tiny', provider: 'llama', path: 'tiny.gguf', contextSize: 4096, threads: 1, gpuLayers: 0, sequences: 2 }],
+      models: [
+        { id: 'tiny', provider: 'llama', path: 'tiny.gguf', contextSize: 4096, threads: 1, gpuLayers: 0, sequences: 2, embeddings: true },
+        { id: 'no-fim', provider: 'llama', path: 'no-fim.gguf', contextSize: 2048, threads: 1, gpuLayers: 0, sequences: 1 },
+      ],
       scripted: { dir: join(dir, 'scripts') },
     };
     // Both workers run in this process: a model load blocks the heartbeats of both for a moment.
@@ -174,6 +178,39 @@ describe('OpenAI- and Anthropic-compatible APIs, real workers behind a real gate
     });
     expect(malformed.status).toBe(400);
     expect(await malformed.json()).toMatchObject({ error: { type: 'invalid_request_error', message: 'Malformed JSON in request body' } });
+  });
+
+  it('fills in the middle with the model FIM tokens, streamed or not, and says clearly when a model has none', async () => {
+    const whole = await openai.completions.create({ model: 'tiny', prompt: 'def add(a, b):\n    return ', suffix: '\n\nprint(add(1, 2))', max_tokens: 6, temperature: 0 });
+    expect(whole.object).toBe('text_completion');
+    expect(whole.choices[0]?.text.length).toBeGreaterThan(0);
+    expect(whole.choices[0]?.finish_reason).toBe('length');
+    expect(whole.usage?.completion_tokens).toBe(6);
+
+    let streamed = '';
+    const stream = await openai.completions.create({ model: 'tiny', prompt: 'const x = ', suffix: ';', max_tokens: 6, temperature: 0, stream: true });
+    for await (const chunk of stream) streamed += chunk.choices[0]?.text ?? '';
+    expect(streamed.length).toBeGreaterThan(0);
+
+    const plain = await openai.completions.create({ model: 'no-fim', prompt: 'Once upon a time', max_tokens: 4 });
+    expect(plain.usage?.completion_tokens).toBe(4);
+    const refused = await openai.completions.create({ model: 'no-fim', prompt: 'a', suffix: 'b' }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((refused as Error).message).toMatch(/no fill-in-the-middle tokens \(missing: prefix, suffix, middle\)/);
+  });
+
+  it('embeds texts with a model declared for embeddings, float and base64 alike', async () => {
+    const viaSdk = await openai.embeddings.create({ model: 'tiny', input: ['hello world', 'goodbye'] });
+    expect(viaSdk.data).toHaveLength(2);
+    const dims = viaSdk.data[0]!.embedding.length;
+    expect(dims).toBe(64);
+    const floats = await openai.embeddings.create({ model: 'tiny', input: 'hello world', encoding_format: 'float' });
+    // The SDK decodes base64 itself: both encodings carry the same vector.
+    floats.data[0]!.embedding.forEach((v, i) => expect(viaSdk.data[0]!.embedding[i]).toBeCloseTo(v, 5));
+    expect(viaSdk.usage.prompt_tokens).toBeGreaterThan(0);
+    const refused = await openai.embeddings.create({ model: 'no-fim', input: 'x' }).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ status: 400, param: 'model' });
+    expect((refused as Error).message).toContain('models that do: tiny');
   });
 
   it('cancels the generation on the worker when the client disconnects', async () => {

@@ -2,6 +2,8 @@
 // built-in corpus, and the ChatML special tokens.
 
 export const SpecialTokens = ['<|endoftext|>', '<|im_start|>', '<|im_end|>'];
+/** Fill-in-the-middle tokens as Qwen2.5-Coder names them; left out with `fim: false`. */
+export const FimTokens = ['<|fim_prefix|>', '<|fim_suffix|>', '<|fim_middle|>'];
 
 // llama.cpp token types.
 const NORMAL = 1;
@@ -68,7 +70,7 @@ function mergePair(symbols, left, right) {
 }
 
 /** Tokens, their llama.cpp types and the merges, ready for the tokenizer.ggml.* keys. */
-export function buildVocab({ merges: mergeCount = 150 } = {}) {
+export function buildVocab({ merges: mergeCount = 150, fim = true } = {}) {
   const byteMap = bytesToUnicode();
   const encode = (text) => [...Buffer.from(text, 'utf8')].map((b) => byteMap.get(b)).join('');
   const words = (CORPUS.match(PRETOKENIZE) ?? []).map(encode);
@@ -83,8 +85,9 @@ export function buildVocab({ merges: mergeCount = 150 } = {}) {
     }
   }
   const types = tokens.map(() => NORMAL);
-  const special = Object.fromEntries(SpecialTokens.map((t) => [t, tokens.length + SpecialTokens.indexOf(t)]));
-  tokens.push(...SpecialTokens);
-  types.push(...SpecialTokens.map(() => CONTROL));
+  const specials = fim ? [...SpecialTokens, ...FimTokens] : SpecialTokens;
+  const special = Object.fromEntries(specials.map((t, i) => [t, tokens.length + i]));
+  tokens.push(...specials);
+  types.push(...specials.map(() => CONTROL));
   return { tokens, types, merges, special };
 }

@@ -2,6 +2,7 @@
 // Writes the tiny random-weight llama GGUF that tests and the compose stack load.
 // Usage: node scripts/gguf/make-test-model.mjs [output.gguf] [--embedding N] [--layers N]
 //        [--heads N] [--kv-heads N] [--feed-forward N] [--context N] [--merges N] [--seed N] [--f16]
+//        [--no-fim] (leave out the fill-in-the-middle tokens)
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { TINY_DEFAULTS, writeTinyLlama } from './tiny-llama.mjs';
@@ -24,10 +25,11 @@ const { values, positionals } = parseArgs({
   options: {
     ...Object.fromEntries(Object.keys(numeric).map((k) => [k, { type: 'string' }])),
     f16: { type: 'boolean', default: false },
+    'no-fim': { type: 'boolean', default: false },
   },
 });
 
-const options = { tensorType: values.f16 ? 'f16' : 'f32' };
+const options = { tensorType: values.f16 ? 'f16' : 'f32', fim: !values['no-fim'] };
 for (const [flag, key] of Object.entries(numeric)) {
   if (values[flag] === undefined) continue;
   const n = Number(values[flag]);

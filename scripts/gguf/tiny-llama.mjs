@@ -1,5 +1,5 @@
 // Describes a llama-architecture GGUF with seeded random weights and a real ChatML tokenizer.
-import { buildVocab, SpecialTokens } from './bpe-vocab.mjs';
+import { buildVocab } from './bpe-vocab.mjs';
 import { GgufWriter, TensorType } from './gguf-writer.mjs';
 
 export const TINY_DEFAULTS = Object.freeze({
@@ -12,6 +12,7 @@ export const TINY_DEFAULTS = Object.freeze({
   merges: 150,
   seed: 42,
   tensorType: 'f32',
+  fim: true,
 });
 
 const CHATML_TEMPLATE =
@@ -65,7 +66,7 @@ function outputWeights(seed, std, embedding, silenced) {
 
 export function describeTinyLlama(options = {}) {
   const o = { ...TINY_DEFAULTS, ...options };
-  const vocab = buildVocab({ merges: o.merges });
+  const vocab = buildVocab({ merges: o.merges, fim: o.fim });
   const headDim = o.embedding / o.heads;
   const kvDim = headDim * o.kvHeads;
   const matrixType = o.tensorType === 'f16' ? TensorType.F16 : TensorType.F32;
@@ -94,9 +95,14 @@ export function describeTinyLlama(options = {}) {
     .uint32('tokenizer.ggml.padding_token_id', vocab.special['<|endoftext|>'])
     .bool('tokenizer.ggml.add_bos_token', false)
     .string('tokenizer.chat_template', CHATML_TEMPLATE);
+  if (o.fim) {
+    w.uint32('tokenizer.ggml.fim_pre_token_id', vocab.special['<|fim_prefix|>'])
+      .uint32('tokenizer.ggml.fim_suf_token_id', vocab.special['<|fim_suffix|>'])
+      .uint32('tokenizer.ggml.fim_mid_token_id', vocab.special['<|fim_middle|>']);
+  }
 
   const n = vocab.tokens.length;
-  const silenced = SpecialTokens.map((t) => vocab.special[t]);
+  const silenced = Object.values(vocab.special);
   const matrix = (name, dims) => w.tensor(name, dims, matrixType, noise(name, o.seed, std));
   matrix('token_embd.weight', [o.embedding, n]);
   w.tensor('output_norm.weight', [o.embedding], TensorType.F32, ones);

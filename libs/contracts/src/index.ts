@@ -5,6 +5,7 @@ export {
   QueueGroups,
   SandboxSubjects,
   ToolsSubjects,
+  inferenceWorkerEmbedSubject,
   inferenceWorkerGenerateSubject,
   sandboxRunOutputSubject,
 } from './subjects';
@@ -24,6 +25,8 @@ export {
   cancelGenerationSchema,
   chatMessageSchema,
   contextOverflowSchema,
+  embedRequestSchema,
+  embedResultSchema,
   finishReasonSchema,
   generateChunkSchema,
   generateRequestSchema,
@@ -40,6 +43,8 @@ export {
 export type {
   CancelGeneration,
   ChatMessage,
+  EmbedRequest,
+  EmbedResult,
   GenerateChunk,
   GenerateRequest,
   GenerateResult,

@@ -74,6 +74,12 @@ export const generateRequestSchema = z.object({
    * (the model's own template and tokenizer), no text, and holds no sequence.
    */
   countOnly: z.boolean().optional(),
+  /**
+   * A raw text completion instead of a chat reply: `prompt` is continued as is, without the chat
+   * template; with `suffix`, the model fills in the middle (its FIM tokens). `messages` then
+   * holds the prompt as one user message, for routing, scripted models and accounting.
+   */
+  completion: z.object({ prompt: z.string(), suffix: z.string().optional() }).optional(),
 });
 export type GenerateRequest = z.infer<typeof generateRequestSchema>;
 
@@ -120,12 +126,29 @@ export const modelInfoSchema = z.object({
   roles: z.array(z.string()).optional(),
   /** Generations that run at once on one worker. */
   sequences: z.number().int().positive().optional(),
+  /** The model also serves embeddings (`weft.inference.v1.embed`). */
+  embeddings: z.boolean().optional(),
 });
 export type ModelInfo = z.infer<typeof modelInfoSchema>;
 
 export const listModelsRequestSchema = z.object({});
 export const listModelsResultSchema = z.object({ models: z.array(modelInfoSchema) });
 export type ListModelsResult = z.infer<typeof listModelsResultSchema>;
+
+export const embedRequestSchema = z.object({
+  model: z.string().min(1),
+  /** Texts to embed, each into one vector. */
+  input: z.array(z.string()).min(1).max(256),
+});
+export type EmbedRequest = z.infer<typeof embedRequestSchema>;
+
+export const embedResultSchema = z.object({
+  embeddings: z.array(z.array(z.number())),
+  /** Tokens of all inputs together. */
+  promptTokens: z.number().int().nonnegative(),
+  workerId: z.string().optional(),
+});
+export type EmbedResult = z.infer<typeof embedResultSchema>;
 
 /** Published on `weft.inference.v1.cancel` and seen by every worker (no queue group). */
 export const cancelGenerationSchema = z.object({ requestId: z.string().min(1).max(128) });

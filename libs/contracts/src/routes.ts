@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import {
   cancelGenerationSchema,
+  embedRequestSchema,
+  embedResultSchema,
   generateChunkSchema,
   generateRequestSchema,
   listModelsRequestSchema,
@@ -67,6 +69,7 @@ function event<P extends z.ZodType>(subject: string, payload: P): EventRoute<P> 
 export const Routes = {
   inferenceGenerate: route(InferenceSubjects.generate, generateRequestSchema, generateChunkSchema, true),
   inferenceListModels: route(InferenceSubjects.listModels, listModelsRequestSchema, listModelsResultSchema),
+  inferenceEmbed: route(InferenceSubjects.embed, embedRequestSchema, embedResultSchema),
   inferenceCancel: event(InferenceSubjects.cancel, cancelGenerationSchema),
   inferenceWorkerAnnounced: event(InferenceSubjects.workerAnnounced, workerHeartbeatSchema),
   toolsCall: route(ToolsSubjects.call, toolCallRequestSchema, toolCallResultSchema),

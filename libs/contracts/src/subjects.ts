@@ -4,6 +4,8 @@
 export const InferenceSubjects = {
   generate: 'weft.inference.v1.generate',
   listModels: 'weft.inference.v1.list-models',
+  /** Embeddings for models the registry declares with `embeddings: true`. */
+  embed: 'weft.inference.v1.embed',
   /** Every worker listens (no queue group); the one running the request aborts it. */
   cancel: 'weft.inference.v1.cancel',
   /** Worker heartbeats, also `draining` and `stopped` goodbyes. */
@@ -13,6 +15,11 @@ export const InferenceSubjects = {
 /** One worker's own generate subject, for requests routed to the worker holding a session's cache. */
 export function inferenceWorkerGenerateSubject(workerId: string): string {
   return `${InferenceSubjects.generate}.${workerId}`;
+}
+
+/** One worker's own embed subject: the gateway sends to a worker that serves the model. */
+export function inferenceWorkerEmbedSubject(workerId: string): string {
+  return `${InferenceSubjects.embed}.${workerId}`;
 }
 
 export const ToolsSubjects = {

@@ -1,13 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { AppError, ErrorCode, type GenerateChunk, type GenerateRequest, type GenerateResult } from '@weft/contracts';
+import {
+  AppError,
+  ErrorCode,
+  inferenceWorkerEmbedSubject,
+  Routes,
+  type EmbedResult,
+  type GenerateChunk,
+  type GenerateRequest,
+  type GenerateResult,
+} from '@weft/contracts';
+import { RpcClient } from '@weft/messaging';
 import type { Logger } from '@weft/logging';
 import type { Response } from 'express';
 import type { Principal } from '../auth/principal';
 import { GATEWAY_CONFIG, type GatewaySettings } from '../config';
 import { FleetInferenceClient } from '../fleet/fleet-inference.client';
+import { FleetRouter } from '../fleet/fleet-router';
 import { LOGGER } from '../infra/tokens';
 import { ModelsService } from '../models/models.service';
+import { badRequest } from './compat-error';
 import { conversationKey } from './conversation-key';
 
 /** A generation whose first message has arrived: the model was found and a worker took it. */
@@ -28,9 +40,32 @@ export class CompatInference {
   constructor(
     private readonly fleet: FleetInferenceClient,
     private readonly models: ModelsService,
+    private readonly router: FleetRouter,
+    private readonly rpc: RpcClient,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewaySettings,
     @Inject(LOGGER) private readonly log: Logger,
   ) {}
+
+  /** Embeddings from a worker serving the model: the least loaded first, the queue group last. */
+  async embed(model: string, input: string[]): Promise<EmbedResult> {
+    const info = await this.models.assertKnown(model);
+    if (!info.embeddings) {
+      const { models } = await this.models.list();
+      const serving = models.filter((m) => m.embeddings).map((m) => m.id);
+      throw badRequest(`Model "${model}" does not serve embeddings; models that do: ${serving.join(', ') || '(none)'}`, 'model');
+    }
+    let lastError: unknown;
+    for (const target of await this.router.plan(model)) {
+      const route = target.kind === 'worker' ? { ...Routes.inferenceEmbed, subject: inferenceWorkerEmbedSubject(target.workerId) } : Routes.inferenceEmbed;
+      try {
+        return await this.rpc.request(route, { model, input }, { timeoutMs: this.config.INFERENCE_TIMEOUT_MS });
+      } catch (error) {
+        if (!(error instanceof AppError && (error.code === ErrorCode.NoResponders || error.code === ErrorCode.InferenceBusy))) throw error;
+        lastError = error;
+      }
+    }
+    throw lastError;
+  }
 
   /**
    * Starts the generation and waits for its first message, so that an unknown model, a full

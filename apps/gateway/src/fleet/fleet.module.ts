@@ -67,6 +67,6 @@ class HeartbeatListener implements OnModuleInit, OnApplicationShutdown {
     },
     HeartbeatListener,
   ],
-  exports: [FleetRegistry, FleetInferenceClient],
+  exports: [FleetRegistry, FleetRouter, FleetInferenceClient],
 })
 export class FleetModule {}

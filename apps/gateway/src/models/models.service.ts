@@ -40,9 +40,9 @@ export function modelsOf(workers: readonly WorkerHeartbeat[]): ModelInfo[] {
   const byId = new Map<string, ModelInfo>();
   for (const worker of workers) {
     if (worker.status !== 'ready') continue;
-    for (const { id, provider, contextSize, roles, sequences } of worker.models) {
+    for (const { id, provider, contextSize, roles, sequences, embeddings } of worker.models) {
       if (byId.has(id)) continue;
-      byId.set(id, { id, provider, contextSize, ...(roles ? { roles } : {}), ...(sequences ? { sequences } : {}) });
+      byId.set(id, { id, provider, contextSize, ...(roles ? { roles } : {}), ...(sequences ? { sequences } : {}), ...(embeddings ? { embeddings } : {}) });
     }
   }
   return [...byId.values()];

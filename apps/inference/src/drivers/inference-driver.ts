@@ -23,6 +23,8 @@ export interface InferenceDriver {
   generate(modelId: string, call: GenerateCall): Promise<GenerateResult>;
   /** Tokens of the rendered prompt, exactly; drivers without a tokenizer leave it out and get an estimate. */
   countTokens?(modelId: string, request: GenerateRequest): Promise<number>;
+  /** One vector per input, for models declared with `embeddings: true`. */
+  embed?(modelId: string, input: readonly string[]): Promise<{ embeddings: number[][]; promptTokens: number }>;
   /** The accelerator this driver runs on, when it runs on one and has started. */
   gpu?(): Promise<GpuStatus | undefined>;
   dispose(): Promise<void>;

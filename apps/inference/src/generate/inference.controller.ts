@@ -2,7 +2,10 @@ import { Controller, type Type } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import {
   Routes,
+  inferenceWorkerEmbedSubject,
   inferenceWorkerGenerateSubject,
+  type EmbedRequest,
+  type EmbedResult,
   type GenerateChunk,
   type GenerateRequest,
   type ListModelsResult,
@@ -24,6 +27,11 @@ export function createInferenceController(workerId: string): Type<unknown> {
     @MessagePattern([Routes.inferenceGenerate.subject, inferenceWorkerGenerateSubject(workerId)])
     generate(@Payload(new ZodPayloadPipe(Routes.inferenceGenerate.request)) request: GenerateRequest): Observable<GenerateChunk> {
       return this.inference.generate(request);
+    }
+
+    @MessagePattern([Routes.inferenceEmbed.subject, inferenceWorkerEmbedSubject(workerId)])
+    embed(@Payload(new ZodPayloadPipe(Routes.inferenceEmbed.request)) request: EmbedRequest): Promise<EmbedResult> {
+      return this.inference.embed(request);
     }
 
     @MessagePattern(Routes.inferenceListModels.subject)

@@ -4,6 +4,8 @@ import {
   AppError,
   ErrorCode,
   type GenerateChunk,
+  type EmbedRequest,
+  type EmbedResult,
   type GenerateRequest,
   type GenerateResult,
   type ListModelsResult,
@@ -91,6 +93,14 @@ export class InferenceService implements OnApplicationShutdown {
       void done.finally(() => this.inFlight.delete(requestId));
       return () => abort.abort(new AppError(ErrorCode.GenerationCancelled, 'Generation cancelled', { requestId }));
     });
+  }
+
+  async embed(request: EmbedRequest): Promise<EmbedResult> {
+    const driver = await this.driverFor(request.model);
+    if (!driver.embed) {
+      throw new AppError(ErrorCode.InvalidRequest, `Model "${request.model}" does not serve embeddings`, { model: request.model });
+    }
+    return { ...(await driver.embed(request.model, request.input)), workerId: this.worker.workerId };
   }
 
   /** Aborts the generation with this id if it runs here; its sequence is free again at once. */

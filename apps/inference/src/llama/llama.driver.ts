@@ -66,6 +66,17 @@ export class LlamaDriver implements InferenceDriver {
     return model.countTokens(request);
   }
 
+  async embed(modelId: string, input: readonly string[]): Promise<{ embeddings: number[][]; promptTokens: number }> {
+    const config = this.models.find((m) => m.id === modelId);
+    if (config && !config.embeddings) {
+      throw new AppError(ErrorCode.InvalidRequest, `Model "${modelId}" does not serve embeddings; the registry declares it without "embeddings": true`, {
+        model: modelId,
+      });
+    }
+    const model = await this.load(modelId);
+    return model.embed(input);
+  }
+
   gpu() {
     return this.runtime.gpu();
   }
@@ -145,6 +156,7 @@ function info(config: LlamaModelConfig): ModelInfo {
     contextSize: config.contextSize,
     sequences: config.sequences,
     ...(config.roles.length > 0 ? { roles: config.roles } : {}),
+    ...(config.embeddings ? { embeddings: true } : {}),
   };
 }
 

@@ -19,10 +19,13 @@ import { SequencePool, type PoolStats, type SequenceLease } from './sequence-poo
 import type { SessionStateStore } from './session-state-store';
 
 type ChatHistory = ReturnType<typeof toChatHistory>;
+type LlamaEmbeddingContext = Awaited<ReturnType<LlamaModel['createEmbeddingContext']>>;
 /** A compiled grammar; node-llama-cpp's JSON-schema grammar is one. */
 type JsonGrammar = InstanceType<NodeLlamaCpp['LlamaGrammar']>;
 type StopReason = 'eogToken' | 'stopGenerationTrigger' | 'functionCalls' | 'maxTokens' | 'abort' | 'customStopTrigger';
 
+/** Tokens one embedding input may take (the context is sized for one input at a time). */
+const EMBEDDING_CONTEXT_MAX = 8192;
 /** Compiled grammars kept per model (JSON-schema replies and forced tool calls repeat). */
 const GRAMMAR_CACHE_SIZE = 32;
 
@@ -39,6 +42,9 @@ interface Rendered {
 export class LoadedModel {
   private readonly pool: SequencePool<LlamaContextSequence>;
   private readonly grammars = new Map<string, Promise<JsonGrammar>>();
+  /** Created on the first embedding request; one request at a time runs in it. */
+  private embedding?: Promise<LlamaEmbeddingContext>;
+  private embeddingQueue: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly backend: LlamaBackend,
@@ -64,6 +70,7 @@ export class LoadedModel {
   }
 
   async generate({ request, onDelta, signal }: GenerateCall): Promise<GenerateResult> {
+    if (request.completion) return this.complete(request, request.completion, onDelta, signal);
     const started = performance.now();
     const mode = replyMode(request);
     const limits = grammarLimits(
@@ -137,6 +144,103 @@ export class LoadedModel {
     }
   }
 
+  /** One vector per input, from an embedding context beside the chat context. */
+  embed(input: readonly string[]): Promise<{ embeddings: number[][]; promptTokens: number }> {
+    const contextSize = Math.min(this.contextSize, EMBEDDING_CONTEXT_MAX);
+    this.embedding ??= this.model.createEmbeddingContext({ contextSize, threads: this.config.threads });
+    const run = this.embeddingQueue.then(async () => {
+      const context = await this.embedding!;
+      const embeddings: number[][] = [];
+      let promptTokens = 0;
+      for (const text of input) {
+        const tokens = this.model.tokenize(text);
+        if (tokens.length > contextSize) {
+          throw new AppError(ErrorCode.ContextLengthExceeded, `An input takes ${tokens.length} tokens; the embedding context holds ${contextSize}`, {
+            promptTokens: tokens.length,
+            contextSize,
+          });
+        }
+        promptTokens += tokens.length;
+        embeddings.push([...(await context.getEmbeddingFor(tokens)).vector]);
+      }
+      return { embeddings, promptTokens };
+    });
+    this.embeddingQueue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Continues raw text, or fills in the middle between `prompt` and `suffix` with the model's FIM tokens. */
+  private async complete(
+    request: GenerateRequest,
+    { prompt, suffix }: NonNullable<GenerateRequest['completion']>,
+    onDelta: (text: string) => void,
+    signal: AbortSignal,
+  ): Promise<GenerateResult> {
+    const started = performance.now();
+    if (suffix !== undefined) this.assertInfill();
+    const promptTokens = this.model.tokenize(prompt).length + (suffix === undefined ? 0 : this.model.tokenize(suffix).length + 3);
+    if (promptTokens >= this.contextSize) {
+      throw new AppError(ErrorCode.ContextLengthExceeded, `The prompt takes ${promptTokens} tokens; the context holds ${this.contextSize}`, {
+        promptTokens,
+        contextSize: this.contextSize,
+      });
+    }
+    const room = this.contextSize - promptTokens;
+    const lease = await this.pool.acquire(request.sessionId, signal);
+    const queuedMs = performance.now() - started;
+    const completion = new this.backend.lib.LlamaCompletion({ contextSequence: lease.sequence });
+    let firstTokenAt: number | undefined;
+    try {
+      await this.prepareSequence(lease, request.sessionId);
+      const meterBefore = lease.sequence.tokenMeter.getState();
+      const options = {
+        ...resolveSampling(request, this.config.sampling),
+        maxTokens: Math.min(request.maxTokens ?? room, room),
+        signal,
+        stopOnAbortSignal: false,
+        ...(request.stop ? { customStopTriggers: request.stop } : {}),
+        onTextChunk: (text: string) => {
+          firstTokenAt ??= performance.now();
+          if (text) onDelta(text);
+        },
+      };
+      const response =
+        suffix === undefined
+          ? await completion.generateCompletionWithMeta(prompt, options)
+          : await completion.generateInfillCompletionWithMeta(prompt, suffix, options);
+      const used = lease.sequence.tokenMeter.diff(meterBefore);
+      const evaluatedTokens = used.usedInputTokens + (used.usedOutputTokens > 0 ? 1 : 0);
+      return {
+        text: response.response,
+        toolCalls: [],
+        finishReason: response.metadata.stopReason === 'maxTokens' ? 'length' : 'stop',
+        usage: { promptTokens, completionTokens: used.usedOutputTokens, cachedTokens: Math.max(promptTokens - evaluatedTokens, 0), evaluatedTokens },
+        timings: { timeToFirstTokenMs: firstTokenAt === undefined ? undefined : firstTokenAt - started, totalMs: performance.now() - started, queuedMs },
+      };
+    } catch (error) {
+      if (signal.aborted) throw signal.reason instanceof AppError ? signal.reason : error;
+      if (error instanceof AppError) throw error;
+      throw new AppError(ErrorCode.GenerationFailed, `Completion failed: ${errorMessage(error)}`, {}, true, { cause: error });
+    } finally {
+      completion.dispose({ disposeSequence: false });
+      lease.release();
+    }
+  }
+
+  private assertInfill(): void {
+    const { prefix, suffix, middle } = this.model.tokens.infill;
+    const missing = Object.entries({ prefix, suffix, middle })
+      .filter(([, token]) => token == null)
+      .map(([name]) => name);
+    if (missing.length > 0) {
+      throw new AppError(
+        ErrorCode.InvalidRequest,
+        `Model "${this.config.id}" has no fill-in-the-middle tokens (missing: ${missing.join(', ')}); send no suffix, or use a code model that has them`,
+        { model: this.config.id, missing },
+      );
+    }
+  }
+
   /** The rendered prompt's tokens, tools and forced-call instruction included; no sequence is taken. */
   countTokens(request: GenerateRequest): number {
     const mode = replyMode(request);
@@ -146,6 +250,7 @@ export class LoadedModel {
   }
 
   async dispose(): Promise<void> {
+    if (this.embedding) await (await this.embedding.catch(() => undefined))?.dispose();
     await this.context.dispose();
     await this.model.dispose();
   }

@@ -66,6 +66,8 @@ export const llamaModelSchema = z
     chatTemplate: chatTemplateSchema.default('auto'),
     sampling: samplingDefaultsSchema.default({}),
     roles: z.array(z.string().regex(/^[a-z][a-z0-9-]{0,31}$/)).default([]),
+    /** Also serve embeddings (`/openai/v1/embeddings`) from this GGUF, in a context of their own. */
+    embeddings: z.boolean().default(false),
   })
   .strict()
   .superRefine((model, ctx) => {

@@ -4,7 +4,7 @@ import type { GenerateCall, InferenceDriver } from '../drivers/inference-driver'
 import type { AnthropicModelConfig } from '../registry/models-config.schema';
 import { toToolCalls } from '../tool-calls/to-tool-calls';
 import { parseEventData, postForEvents } from './http-stream';
-import { estimatePromptTokens, replyBudget } from './remote-prompt';
+import { estimatePromptTokens, rawCompletionRefused, replyBudget } from './remote-prompt';
 
 const ANTHROPIC_VERSION = '2023-06-01';
 const REMOTE_PARALLEL = 64;
@@ -46,6 +46,7 @@ export class AnthropicDriver implements InferenceDriver {
   async generate(modelId: string, { request, onDelta, signal }: GenerateCall): Promise<GenerateResult> {
     const model = this.models.find((m) => m.id === modelId);
     if (!model) throw new AppError(ErrorCode.UnknownModel, `Unknown model "${modelId}"`, { model: modelId });
+    if (request.completion) throw rawCompletionRefused(modelId);
     const key = this.apiKeys[model.apiKeyEnv];
     if (!key) throw new AppError(ErrorCode.ProviderFailed, `Model "${model.id}" needs ${model.apiKeyEnv}, which is not set`, { model: model.id });
     const started = performance.now();

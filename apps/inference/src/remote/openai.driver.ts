@@ -4,7 +4,7 @@ import type { GenerateCall, InferenceDriver } from '../drivers/inference-driver'
 import type { OpenAiModelConfig } from '../registry/models-config.schema';
 import { toToolCalls, type RawToolCall } from '../tool-calls/to-tool-calls';
 import { parseEventData, postForEvents } from './http-stream';
-import { estimatePromptTokens, replyBudget } from './remote-prompt';
+import { estimatePromptTokens, rawCompletionRefused, replyBudget } from './remote-prompt';
 import { ToolCallTextFilter, parseToolCallText, renderToolCall, toolCallInstructions } from './tool-call-text';
 
 interface ChunkDelta {
@@ -44,6 +44,7 @@ export class OpenAiDriver implements InferenceDriver {
   async generate(modelId: string, { request, onDelta, signal }: GenerateCall): Promise<GenerateResult> {
     const model = this.models.find((m) => m.id === modelId);
     if (!model) throw new AppError(ErrorCode.UnknownModel, `Unknown model "${modelId}"`, { model: modelId });
+    if (request.completion) throw rawCompletionRefused(modelId);
     const started = performance.now();
     const tools = request.toolChoice === 'none' ? [] : (request.tools ?? []);
     const native = model.nativeTools;

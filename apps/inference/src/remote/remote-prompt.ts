@@ -26,3 +26,10 @@ export function replyBudget(modelId: string, contextSize: number, promptTokens: 
   }
   return Math.min(requested ?? room, room, cap ?? Number.POSITIVE_INFINITY);
 }
+
+/** Remote providers are served through their chat APIs only. */
+export function rawCompletionRefused(modelId: string): AppError {
+  return new AppError(ErrorCode.InvalidRequest, `Model "${modelId}" is a remote chat model: text completions and fill-in-the-middle need a local model`, {
+    model: modelId,
+  });
+}

@@ -69,3 +69,13 @@ export function closingChunks(identity: CompletionIdentity, result: GenerateResu
 export function usageChunk(identity: CompletionIdentity, result: GenerateResult) {
   return { ...identity, object: 'chat.completion.chunk', choices: [], usage: openAiUsage(result.usage) };
 }
+
+/** The Completions reply (`object: text_completion`), whole or as one streamed chunk. */
+export function textCompletion(identity: CompletionIdentity, text: string, finishReason: FinishReason | null, usage?: GenerateResult['usage']) {
+  return {
+    ...identity,
+    object: 'text_completion',
+    choices: [{ index: 0, text, logprobs: null, finish_reason: finishReason }],
+    ...(usage ? { usage: openAiUsage(usage) } : {}),
+  };
+}

@@ -1,17 +1,27 @@
 import { randomBytes } from 'node:crypto';
 import { Body, Controller, Get, HttpCode, Param, Post, Res, UseFilters, UseGuards } from '@nestjs/common';
-import { AppError, ErrorCode, type ModelInfo } from '@weft/contracts';
+import { AppError, ErrorCode, type GenerateResult, type ModelInfo } from '@weft/contracts';
 import type { Response } from 'express';
+import { z } from 'zod';
 import { CurrentPrincipal, type Principal } from '../../auth/principal';
 import { UserAuthGuard } from '../../auth/user-auth.guard';
 import { ModelsService } from '../../models/models.service';
-import { CompatInference } from '../compat-inference.service';
+import { CompatInference, type StartedGeneration } from '../compat-inference.service';
 import { toCompatError } from '../compat-error';
 import { parseBody } from '../request-fields';
 import { openEventStream, writeEvent } from '../sse-response';
 import { chatCompletionRequestSchema, fromChatCompletionRequest } from './chat-request';
-import { chatChunk, chatCompletion, closingChunks, usageChunk, type CompletionIdentity } from './chat-response';
+import { chatChunk, chatCompletion, closingChunks, textCompletion, usageChunk, type CompletionIdentity } from './chat-response';
+import { completionRequestSchema, fromCompletionRequest } from './completion-request';
 import { openAiErrorBody, OpenAiErrorFilter } from './openai-error.filter';
+
+/** Texts only (token arrays are refused); at most 256 inputs a request, as the worker takes them. */
+const embeddingsRequestSchema = z.object({
+  model: z.string().min(1),
+  input: z.union([z.string(), z.array(z.string()).min(1).max(256)]),
+  /** The `openai` SDK asks for base64 (little-endian float32) unless told otherwise. */
+  encoding_format: z.enum(['float', 'base64']).optional(),
+});
 
 /** When the gateway started, as the `created` of every model (the registry keeps no date). */
 const STARTED_AT = Math.floor(Date.now() / 1000);
@@ -51,17 +61,69 @@ export class OpenAiController {
       res.json(chatCompletion(identity, await generation.result()));
       return;
     }
-    const deltas = generation.deltas();
+    await this.stream(res, generation, {
+      opening: [chatChunk(identity, { role: 'assistant', content: '' })],
+      delta: (text) => chatChunk(identity, { content: text }),
+      closing: (result) => [...closingChunks(identity, result), ...(request.stream_options?.include_usage ? [usageChunk(identity, result)] : [])],
+    });
+  }
+
+  @Post('embeddings')
+  @HttpCode(200)
+  async embeddings(@Body() body: unknown) {
+    const request = parseBody(embeddingsRequestSchema, body);
+    const input = typeof request.input === 'string' ? [request.input] : request.input;
+    const result = await this.inference.embed(request.model, input);
+    return {
+      object: 'list',
+      data: result.embeddings.map((vector, index) => ({
+        object: 'embedding',
+        index,
+        embedding: request.encoding_format === 'base64' ? Buffer.from(new Float32Array(vector).buffer).toString('base64') : vector,
+      })),
+      model: request.model,
+      usage: { prompt_tokens: result.promptTokens, total_tokens: result.promptTokens },
+    };
+  }
+
+  /** Code completion: continues `prompt`, or fills in between `prompt` and `suffix` (FIM). */
+  @Post('completions')
+  @HttpCode(200)
+  async completions(@Body() body: unknown, @CurrentPrincipal() principal: Principal, @Res() res: Response): Promise<void> {
+    const request = parseBody(completionRequestSchema, body);
+    const generation = await this.inference.start(principal, fromCompletionRequest(request), res);
+    const identity: CompletionIdentity = { id: `cmpl-${randomBytes(12).toString('hex')}`, model: request.model, created: Math.floor(Date.now() / 1000) };
+    if (!request.stream) {
+      const result = await generation.result();
+      res.json(textCompletion(identity, result.text, finishOf(result), result.usage));
+      return;
+    }
+    await this.stream(res, generation, {
+      delta: (text) => textCompletion(identity, text, null),
+      closing: (result) => [
+        textCompletion(identity, '', finishOf(result)),
+        ...(request.stream_options?.include_usage ? [{ ...textCompletion(identity, '', null, result.usage), choices: [] }] : []),
+      ],
+    });
+  }
+
+  /** Writes deltas as they come, then the closing chunks and `[DONE]`; a failure goes out as an error event. */
+  private async stream(
+    res: Response,
+    generation: StartedGeneration,
+    chunks: { opening?: unknown[]; delta: (text: string) => unknown; closing: (result: GenerateResult) => unknown[] },
+  ): Promise<void> {
+    const { opening = [], delta, closing } = chunks;
     openEventStream(res);
-    writeEvent(res, chatChunk(identity, { role: 'assistant', content: '' }));
+    for (const chunk of opening) writeEvent(res, chunk);
+    const deltas = generation.deltas();
     try {
       let next = await deltas.next();
       while (!next.done) {
-        if (next.value) writeEvent(res, chatChunk(identity, { content: next.value }));
+        if (next.value) writeEvent(res, delta(next.value));
         next = await deltas.next();
       }
-      for (const chunk of closingChunks(identity, next.value)) writeEvent(res, chunk);
-      if (request.stream_options?.include_usage) writeEvent(res, usageChunk(identity, next.value));
+      for (const chunk of closing(next.value)) writeEvent(res, chunk);
       writeEvent(res, '[DONE]');
     } catch (error) {
       // Headers are gone: the error travels as an event, which the SDKs raise as an APIError.
@@ -70,6 +132,10 @@ export class OpenAiController {
       res.end();
     }
   }
+}
+
+function finishOf(result: GenerateResult): 'stop' | 'length' {
+  return result.finishReason === 'length' ? 'length' : 'stop';
 }
 
 function openAiModel(model: ModelInfo) {
