@@ -139,6 +139,11 @@ describe('OpenAI- and Anthropic-compatible APIs, real workers behind a real gate
     expect(second.choices[0]?.finish_reason).toBe('stop');
   });
 
+  it('caps a max_tokens above what a worker takes instead of refusing it (Claude Code asks for 32000 and more)', async () => {
+    const reply = await anthropic.messages.stream({ model: 'scripted/weather', max_tokens: 64_000, messages: [{ role: 'user', content: 'Weather?' }] }).finalMessage();
+    expect(reply.type).toBe('message');
+  });
+
   it('streams a tool call as tool_calls deltas', async () => {
     const stream = await openai.chat.completions.create({
       model: 'scripted/weather',

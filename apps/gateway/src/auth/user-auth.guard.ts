@@ -21,7 +21,7 @@ export class UserAuthGuard implements CanActivate {
     const req = context.switchToHttp().getRequest<Request>();
     const apiKeyHeader = req.headers['x-api-key'];
     const key = bearerToken(req.headers.authorization) ?? (typeof apiKeyHeader === 'string' && apiKeyHeader !== '' ? apiKeyHeader : undefined);
-    if (!key) throw new AppError(ErrorCode.Unauthorized, 'Missing API key: send Authorization: Bearer <key>');
+    if (!key) throw new AppError(ErrorCode.Unauthorized, 'Missing API key: send Authorization: Bearer <key> (or x-api-key: <key>)');
     const stored = await this.apiKeys.findByHash(hashApiKey(key));
     if (!stored || !(await this.users.exists(stored.userId))) {
       throw new AppError(ErrorCode.Unauthorized, 'Invalid API key');

@@ -16,6 +16,7 @@ export interface CompatError {
 
 /** Seconds a client should wait before retrying a request refused because every sequence was busy. */
 const BUSY_RETRY_AFTER_S = 1;
+const NO_WORKER_RETRY_AFTER_S = 5;
 
 /**
  * Weft's errors with the statuses these APIs' clients act on: an unknown model is a 404 (the
@@ -28,9 +29,9 @@ export function toCompatError(exception: unknown, busyStatus: 429 | 529): Compat
   const param = typeof details?.param === 'string' ? details.param : undefined;
   const base = { code, message, ...(param ? { param } : {}), ...(errorId ? { errorId } : {}) };
   if (code === ErrorCode.UnknownModel) return { ...base, status: 404 };
-  if (code === ErrorCode.InferenceBusy || code === ErrorCode.NoResponders) {
-    return { ...base, status: busyStatus, retryAfter: BUSY_RETRY_AFTER_S };
-  }
+  if (code === ErrorCode.InferenceBusy) return { ...base, status: busyStatus, retryAfter: BUSY_RETRY_AFTER_S };
+  // No worker answered at all: the fleet is down or starting, not merely full.
+  if (code === ErrorCode.NoResponders) return { ...base, status: 503, retryAfter: NO_WORKER_RETRY_AFTER_S };
   const retryAfter = typeof details?.retryAfterSeconds === 'number' ? details.retryAfterSeconds : undefined;
   return { ...base, status, ...(retryAfter !== undefined ? { retryAfter } : {}) };
 }

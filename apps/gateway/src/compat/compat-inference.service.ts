@@ -82,7 +82,10 @@ export class CompatInference {
     const full: GenerateRequest = {
       ...request,
       requestId: randomUUID(),
-      sessionId: conversationKey(principal.userId, request.model, request.messages, request.tools),
+      // Code completions of one user share a key: the next keystroke's prompt shares most of its prefix.
+      sessionId: request.completion
+        ? `${conversationKey(principal.userId, request.model, [])}:completion`
+        : conversationKey(principal.userId, request.model, request.messages, request.tools),
     };
     const stream = this.fleet.generate(full, { timeoutMs: this.config.INFERENCE_TIMEOUT_MS, signal: abort.signal })[Symbol.asyncIterator]();
     let first: IteratorResult<GenerateChunk>;

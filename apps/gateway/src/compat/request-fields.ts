@@ -2,12 +2,17 @@ import { type ChatMessage, type GenerateRequest, generateRequestSchema } from '@
 import type { z } from 'zod';
 import { badRequest } from './compat-error';
 
+/** The worker's ceiling for one reply (`GenerateRequest.maxTokens`); the context may cut it shorter. */
+const MAX_REPLY_TOKENS = 32_768;
+
 /**
  * Checks the translated request against the worker's contract and names the field at fault
  * in the client's own terms (`paramNames` maps Weft's field names to the API's).
  */
 export function checkedGenerateRequest(request: GenerateRequest, paramNames: Partial<Record<keyof GenerateRequest, string>>): GenerateRequest {
-  const parsed = generateRequestSchema.safeParse(request);
+  // Clients ask for their own models' ceilings (Claude Code: 32000 and more): cap, do not refuse.
+  const capped = request.maxTokens !== undefined && request.maxTokens > MAX_REPLY_TOKENS ? { ...request, maxTokens: MAX_REPLY_TOKENS } : request;
+  const parsed = generateRequestSchema.safeParse(capped);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const field = issue?.path[0] as keyof GenerateRequest | undefined;

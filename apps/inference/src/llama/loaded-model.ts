@@ -178,7 +178,7 @@ export class LoadedModel {
   ): Promise<GenerateResult> {
     const started = performance.now();
     if (suffix !== undefined) this.assertInfill();
-    const promptTokens = this.model.tokenize(prompt).length + (suffix === undefined ? 0 : this.model.tokenize(suffix).length + 3);
+    const promptTokens = this.model.tokenize(prompt, suffix === undefined).length + (suffix === undefined ? 0 : this.model.tokenize(suffix).length + 3);
     if (promptTokens >= this.contextSize) {
       throw new AppError(ErrorCode.ContextLengthExceeded, `The prompt takes ${promptTokens} tokens; the context holds ${this.contextSize}`, {
         promptTokens,
@@ -204,9 +204,11 @@ export class LoadedModel {
           if (text) onDelta(text);
         },
       };
+      // Special tokens in a plain prompt are read as such, as llama-server does: editors that
+      // write their own FIM template (Continue) send the markers as text.
       const response =
         suffix === undefined
-          ? await completion.generateCompletionWithMeta(prompt, options)
+          ? await completion.generateCompletionWithMeta(this.model.tokenize(prompt, true), options)
           : await completion.generateInfillCompletionWithMeta(prompt, suffix, options);
       const used = lease.sequence.tokenMeter.diff(meterBefore);
       const evaluatedTokens = used.usedInputTokens + (used.usedOutputTokens > 0 ? 1 : 0);

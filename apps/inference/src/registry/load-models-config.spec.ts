@@ -28,6 +28,7 @@ describe('model registry', () => {
       chatTemplate: 'auto',
       sampling: {},
       roles: [],
+      embeddings: false,
     });
     expect(config.scripted).toEqual({ dir: '/models/scripts' });
   });
