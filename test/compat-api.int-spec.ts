@@ -3,10 +3,12 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Anthropic from '@anthropic-ai/sdk';
 import { Module } from '@nestjs/common';
+import { Redis } from 'ioredis';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InferenceService } from '../apps/inference/src/generate/inference.service';
 import { makeTempDir, makeTestModel, removeDir, startWorker, type StartedWorker } from '../apps/inference/src/testing/worker-harness';
+import { FleetKeys } from '../apps/gateway/src/fleet/fleet-keys';
 import { startGatewayUnderTest, TEST_ADMIN_TOKEN, type GatewayUnderTest } from '../apps/gateway/src/test/gateway-under-test';
 
 /** The gateway is under test with real inference workers: no stand-ins for tools or sandbox. */
@@ -55,8 +57,13 @@ describe('OpenAI- and Anthropic-compatible APIs, real workers behind a real gate
     key = ((await (await fetch(`${gateway.base}/v1/admin/users/${user.id}/keys`, { method: 'POST', headers: admin })).json()) as { key: string }).key;
     openai = new OpenAI({ baseURL: `${gateway.base}/openai/v1`, apiKey: key, maxRetries: 0 });
     anthropic = new Anthropic({ baseURL: `${gateway.base}/anthropic`, apiKey: key, maxRetries: 0 });
-    // Both workers announced, so routing has a choice to make.
-    for (let i = 0; i < 100 && (await openai.models.list()).data.length < 2; i++) await sleep(100);
+    // Both workers in the gateway's fleet registry (mirrored in Redis), so routing has a choice
+    // to make and a session's affinity points at a worker the router knows.
+    const redis = new Redis(gateway.redisUrl);
+    const fleetWorkers = new FleetKeys(gateway.redisKeyPrefix).workers();
+    for (let i = 0; i < 200 && (await redis.zcard(fleetWorkers)) < 2; i++) await sleep(100);
+    expect(await redis.zcard(fleetWorkers)).toBe(2);
+    redis.disconnect();
   });
 
   afterAll(async () => {
