@@ -44,7 +44,8 @@ const ended = (e: StoredSessionEvent) => e.type === 'turn.completed' || e.type =
  * a fresh session per request, one model step per turn (`maxIterations: 1`).
  */
 export class HttpPath {
-  private key = '';
+  /** The benchmark user's API key: the OpenAI-compatible side signs in with it too. */
+  key = '';
   private workspaceId = '';
 
   private constructor(

@@ -23,7 +23,8 @@ import { startNats, startRedis } from '../../test/support/containers';
 import { DirectLlama } from './direct';
 import { HttpPath } from './http';
 import { LlamaServer } from './llama-server';
-import { runLevel, table, type LevelResult } from './stats';
+import { OpenAiPath } from './openai';
+import { runLevel, table, type LevelResult, type RunSample } from './stats';
 import { WeftPath } from './weft';
 
 const root = resolve(__dirname, '../..');
@@ -36,8 +37,11 @@ const LEVELS = (process.env.BENCH_LEVELS ?? '1,4,8').split(',').map(Number);
 const MAX_TOKENS = Number(process.env.BENCH_MAX_TOKENS ?? 48);
 const TURNS = 10;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
-/** `short,http,transcript` by default; the http part alone took 25 minutes on 2 CPU cores (see docs/inference.md). */
-const PARTS = new Set((process.env.BENCH_PARTS ?? 'short,http,transcript').split(','));
+/**
+ * `short,openai,http,transcript` by default; the http part alone took 25 minutes on 2 CPU cores
+ * (see docs/inference.md). `openai` adds the OpenAI-compatible route to the short prompts and the transcript.
+ */
+const PARTS = new Set((process.env.BENCH_PARTS ?? 'short,openai,http,transcript').split(','));
 
 const SYSTEM = 'You are a careful coding agent working in a TypeScript monorepo. Read before you edit, run the tests after every change, and answer briefly.';
 
@@ -47,7 +51,8 @@ async function main(): Promise<void> {
   const direct = await DirectLlama.open({ modelPath: MODEL, contextSize: CONTEXT, sequences: SEQUENCES, threads: THREADS });
   const [nats, redis] = await Promise.all([startNats(), startRedis()]);
   const weft = await WeftPath.start({ natsUrl: nats.url, modelPath: MODEL, contextSize: CONTEXT, sequences: SEQUENCES, threads: THREADS });
-  const http = PARTS.has('http') ? await HttpPath.start({ natsUrl: nats.url, redisUrl: redis.url, concurrency: Math.max(...LEVELS), maxTokens: MAX_TOKENS }) : undefined;
+  const http = PARTS.has('http') || PARTS.has('openai') ? await HttpPath.start({ natsUrl: nats.url, redisUrl: redis.url, concurrency: Math.max(...LEVELS), maxTokens: MAX_TOKENS }) : undefined;
+  const openai = http && PARTS.has('openai') ? new OpenAiPath(http.base, http.key) : undefined;
   const serverBin = process.env.LLAMA_SERVER_BIN;
   const server = serverBin ? await LlamaServer.start({ bin: serverBin, modelPath: MODEL, contextSize: CONTEXT, parallel: SEQUENCES, threads: THREADS }) : undefined;
   try {
@@ -55,9 +60,10 @@ async function main(): Promise<void> {
     await weft.generate({ model: 'bench', messages: [{ role: 'user', content: 'warm up' }], maxTokens: 4 });
     await weft.generate({ model: 'bench-1', messages: [{ role: 'user', content: 'warm up' }], maxTokens: 4 });
     await server?.generate('warm up', 'hello', 4);
-    if (PARTS.has('short')) await shortPrompts(direct, weft, server);
-    if (http) await agentPrompts(direct, http);
-    if (PARTS.has('transcript')) await transcript(weft);
+    await openai?.chat('bench', [{ role: 'user', content: 'warm up' }], 4);
+    if (PARTS.has('short')) await shortPrompts(direct, weft, openai, server);
+    if (http && PARTS.has('http')) await agentPrompts(direct, http);
+    if (PARTS.has('transcript')) await transcript(weft, openai);
   } finally {
     await server?.close();
     await http?.close();
@@ -67,50 +73,60 @@ async function main(): Promise<void> {
   }
 }
 
-/** Table 1: the same short prompts through node-llama-cpp, the worker over NATS and llama-server. */
-async function shortPrompts(direct: DirectLlama, weft: WeftPath, server: LlamaServer | undefined): Promise<void> {
+interface Side {
+  name: string;
+  run: (i: number, c: number, round: number) => Promise<RunSample>;
+}
+
+/**
+ * Table 1: the same short prompts through node-llama-cpp, the worker over NATS, the
+ * OpenAI-compatible route (HTTP → gateway → NATS → worker, streamed back as SSE) and llama-server.
+ */
+async function shortPrompts(direct: DirectLlama, weft: WeftPath, openai: OpenAiPath | undefined, server: LlamaServer | undefined): Promise<void> {
   // Every request opens with its own line, so no two share a prefix a cache could reuse.
   const prompt = (i: number, c: number) => ({ system: `Request ${c}-${i}-${Date.now()}. ${SYSTEM}`, user: `Summarise what file number ${i} of the project does.` });
-  const sides = { direct: [] as LevelResult[], weft: [] as LevelResult[], server: [] as LevelResult[] };
+  const messages = (i: number, c: number): ChatMessage[] => [
+    { role: 'system', content: prompt(i, c).system },
+    { role: 'user', content: prompt(i, c).user },
+  ];
+  const sides: Side[] = [
+    { name: 'direct', run: (i, c) => direct.generate(prompt(i, c).system, prompt(i, c).user, MAX_TOKENS) },
+    { name: 'NATS', run: (i, c, round) => weft.generate({ model: 'bench', sessionId: `bench-${c}-${round}-${i}`, messages: messages(i, c), maxTokens: MAX_TOKENS }) },
+    ...(openai ? [{ name: 'OpenAI API', run: (i: number, c: number) => openai.chat('bench', messages(i, c), MAX_TOKENS) }] : []),
+    ...(server ? [{ name: 'llama-server', run: (i: number, c: number) => server.generate(prompt(i, c).system, prompt(i, c).user, MAX_TOKENS) }] : []),
+  ];
+  const results = sides.map(() => [] as LevelResult[]);
   for (const c of LEVELS) {
     // Alternating sides, best of ROUNDS: a shared machine's background load hits all alike.
-    const d: LevelResult[] = [];
-    const w: LevelResult[] = [];
-    const l: LevelResult[] = [];
+    const rounds = sides.map(() => [] as LevelResult[]);
     for (let round = 0; round < ROUNDS; round++) {
-      d.push(await runLevel(c, requestsFor(c), (i) => direct.generate(prompt(i, c).system, prompt(i, c).user, MAX_TOKENS)));
-      w.push(
-        await runLevel(c, requestsFor(c), (i) =>
-          weft.generate({
-            model: 'bench',
-            sessionId: `bench-${c}-${round}-${i}`,
-            messages: [
-              { role: 'system', content: prompt(i, c).system },
-              { role: 'user', content: prompt(i, c).user },
-            ],
-            maxTokens: MAX_TOKENS,
-          }),
-        ),
-      );
-      if (server) l.push(await runLevel(c, requestsFor(c), (i) => server.generate(prompt(i, c).system, prompt(i, c).user, MAX_TOKENS)));
+      for (const [s, side] of sides.entries()) rounds[s]?.push(await runLevel(c, requestsFor(c), (i) => side.run(i, c, round)));
     }
-    sides.direct.push(best(d));
-    sides.weft.push(best(w));
-    if (server) sides.server.push(best(l));
+    for (const [s, r] of rounds.entries()) results[s]?.push(best(r));
   }
   const backend = direct.gpu === 'false' ? 'CPU' : direct.gpu;
-  console.log(`1. Short prompts, no shared prefix: node-llama-cpp in-process vs the worker over NATS${server ? ' vs llama-server' : ''}, best of ${ROUNDS} alternating rounds (llama.cpp backend: ${backend}; p99 of few samples is their maximum)`);
+  const others = sides.slice(1).map((side) => side.name);
+  console.log(`1. Short prompts, no shared prefix: node-llama-cpp in-process vs ${others.join(' vs ')}, best of ${ROUNDS} alternating rounds (llama.cpp backend: ${backend}; p99 of few samples is their maximum)`);
   if (server?.cpuInfo) console.log(`   llama-server: ${server.cpuInfo}`);
+  const at = (s: number, level: number) => results[s]?.[level] as LevelResult;
   console.log(
     table(
-      ['concurrency', 'requests', 'direct TTFT p50 ms', 'p99', 'NATS TTFT p50 ms', 'p99', ...(server ? ['llama-server TTFT p50 ms', 'p99'] : []), 'direct tok/s', 'NATS tok/s', ...(server ? ['llama-server tok/s'] : []), 'NATS/direct', ...(server ? ['llama-server/direct'] : []), 'prompt tokens/req: direct', 'NATS', ...(server ? ['llama-server'] : [])],
-      LEVELS.map((c, i) => {
-        const d = sides.direct[i] as LevelResult;
-        const w = sides.weft[i] as LevelResult;
-        const l = sides.server[i];
-        const ratio = (x: LevelResult) => `${(x.tokensPerSecond / d.tokensPerSecond).toFixed(2)}x`;
-        return [c, d.requests, d.ttftP50, d.ttftP99, w.ttftP50, w.ttftP99, ...(l ? [l.ttftP50, l.ttftP99] : []), d.tokensPerSecond, w.tokensPerSecond, ...(l ? [l.tokensPerSecond] : []), ratio(w), ...(l ? [ratio(l)] : []), d.evaluatedPerRequest, w.evaluatedPerRequest, ...(l ? [l.evaluatedPerRequest] : [])];
-      }),
+      [
+        'concurrency',
+        'requests',
+        ...sides.flatMap((side) => [`${side.name} TTFT p50 ms`, 'p99']),
+        ...sides.map((side) => `${side.name} tok/s`),
+        ...others.map((name) => `${name}/direct`),
+        ...sides.map((side, s) => (s === 0 ? 'prompt tokens/req: direct' : side.name)),
+      ],
+      LEVELS.map((c, level) => [
+        c,
+        at(0, level).requests,
+        ...sides.flatMap((_, s) => [at(s, level).ttftP50, at(s, level).ttftP99]),
+        ...sides.map((_, s) => at(s, level).tokensPerSecond),
+        ...others.map((_, o) => `${(at(o + 1, level).tokensPerSecond / at(0, level).tokensPerSecond).toFixed(2)}x`),
+        ...sides.map((_, s) => at(s, level).evaluatedPerRequest),
+      ]),
     ),
   );
   console.log();
@@ -189,53 +205,67 @@ function toolOutput(turn: number): string {
 }
 
 /**
- * A 10-turn agent loop (reply, tool call, tool result, next reply), replayed twice on the Weft
- * worker: once as one session whose sequence keeps its tokens, once with another session
- * evicting it before every turn (what happens to a session whose cache was lost).
+ * A 10-turn agent loop (reply, tool call, tool result, next reply), replayed on the Weft worker:
+ * once as one session whose sequence keeps its tokens, once with another session evicting it
+ * before every turn (what happens to a session whose cache was lost), and, with the `openai`
+ * part, statelessly through the OpenAI-compatible route (the whole conversation each time).
  */
-async function transcript(weft: WeftPath): Promise<void> {
-  const runs = { kept: [] as TurnStats[], evicted: [] as TurnStats[] };
-  for (const mode of ['kept', 'evicted'] as const) {
+async function transcript(weft: WeftPath, openai: OpenAiPath | undefined): Promise<void> {
+  const modes = ['kept', 'evicted', ...(openai ? (['stateless'] as const) : [])] as const;
+  const runs: Record<(typeof modes)[number], TurnStats[]> = { kept: [], evicted: [], stateless: [] };
+  for (const mode of modes) {
     const sessionId = `transcript-${mode}-${Date.now()}`;
     const messages: ChatMessage[] = [
       { role: 'system', content: SYSTEM },
       { role: 'user', content: 'The tests in packages/core fail since yesterday. Find out why and fix it.' },
     ];
     for (let turn = 1; turn <= TURNS; turn++) {
-      if (mode === 'evicted') {
+      // Evicted: another session takes the one sequence before every turn; stateless starts cold too.
+      if (mode === 'evicted' || (mode === 'stateless' && turn === 1)) {
         await weft.generate({ model: 'bench-1', sessionId: `${sessionId}-intruder-${turn}`, messages: [{ role: 'user', content: `Unrelated question ${turn}.` }], maxTokens: 2 });
       }
       const started = performance.now();
-      const { result, ttftMs } = await weft.generate({ model: 'bench-1', sessionId, messages, tools: [readFile], maxTokens: 24 });
-      runs[mode].push({
-        turn,
-        promptTokens: result.usage.promptTokens,
-        evaluated: result.usage.evaluatedTokens ?? result.usage.promptTokens,
-        cached: result.usage.cachedTokens ?? 0,
-        ttftMs: Number.isNaN(ttftMs) ? (result.timings.timeToFirstTokenMs ?? Number.NaN) : ttftMs,
-        totalMs: performance.now() - started,
-      });
+      let text: string;
+      if (mode === 'stateless' && openai) {
+        const reply = await openai.chat('bench-1', messages, 24, [readFile]);
+        text = reply.text;
+        runs[mode].push({ turn, promptTokens: reply.promptTokens, evaluated: reply.evaluated ?? reply.promptTokens, cached: reply.cachedTokens, ttftMs: reply.ttftMs, totalMs: performance.now() - started });
+      } else {
+        const { result, ttftMs } = await weft.generate({ model: 'bench-1', sessionId, messages, tools: [readFile], maxTokens: 24 });
+        text = result.text;
+        runs[mode].push({
+          turn,
+          promptTokens: result.usage.promptTokens,
+          evaluated: result.usage.evaluatedTokens ?? result.usage.promptTokens,
+          cached: result.usage.cachedTokens ?? 0,
+          ttftMs: Number.isNaN(ttftMs) ? (result.timings.timeToFirstTokenMs ?? Number.NaN) : ttftMs,
+          totalMs: performance.now() - started,
+        });
+      }
       const id = `call_${turn}`;
       messages.push(
-        { role: 'assistant', content: result.text, toolCalls: [{ id, name: 'read_file', arguments: { path: `src/step${turn}.ts` } }] },
+        { role: 'assistant', content: text, toolCalls: [{ id, name: 'read_file', arguments: { path: `src/step${turn}.ts` } }] },
         { role: 'tool', toolCallId: id, name: 'read_file', content: toolOutput(turn) },
       );
     }
   }
-  console.log(`A ${TURNS}-turn agent transcript: prompt tokens evaluated per turn, KV cache kept vs evicted before each turn`);
+  const stateless = openai !== undefined;
+  console.log(`A ${TURNS}-turn agent transcript: prompt tokens evaluated per turn, KV cache kept vs evicted before each turn${stateless ? ' vs stateless OpenAI-compatible requests' : ''}`);
   console.log(
     table(
-      ['turn', 'prompt tokens', 'kept: evaluated', 'cached', 'TTFT ms', 'evicted: evaluated', 'TTFT ms'],
+      ['turn', 'prompt tokens', 'kept: evaluated', 'cached', 'TTFT ms', 'evicted: evaluated', 'TTFT ms', ...(stateless ? ['OpenAI stateless: evaluated', 'cached', 'TTFT ms'] : [])],
       runs.kept.map((k, i) => {
         const e = runs.evicted[i] as TurnStats;
-        return [k.turn, k.promptTokens, k.evaluated, k.cached, k.ttftMs, e.evaluated, e.ttftMs];
+        const o = runs.stateless[i];
+        return [k.turn, k.promptTokens, k.evaluated, k.cached, k.ttftMs, e.evaluated, e.ttftMs, ...(o ? [o.evaluated, o.cached, o.ttftMs] : [])];
       }),
     ),
   );
   const sum = (xs: TurnStats[], f: (t: TurnStats) => number) => xs.reduce((s, t) => s + f(t), 0);
+  const wall = (xs: TurnStats[]) => `${(sum(xs, (t) => t.totalMs) / 1000).toFixed(1)} s`;
   console.log(
-    `total evaluated: kept ${sum(runs.kept, (t) => t.evaluated)} vs evicted ${sum(runs.evicted, (t) => t.evaluated)} tokens; ` +
-      `wall ${(sum(runs.kept, (t) => t.totalMs) / 1000).toFixed(1)} s vs ${(sum(runs.evicted, (t) => t.totalMs) / 1000).toFixed(1)} s`,
+    `total evaluated: kept ${sum(runs.kept, (t) => t.evaluated)} vs evicted ${sum(runs.evicted, (t) => t.evaluated)}${stateless ? ` vs OpenAI stateless ${sum(runs.stateless, (t) => t.evaluated)}` : ''} tokens; ` +
+      `wall ${wall(runs.kept)} vs ${wall(runs.evicted)}${stateless ? ` vs ${wall(runs.stateless)}` : ''}`,
   );
 }
 

@@ -179,7 +179,8 @@ describe("a session's warm container (real Docker, real NATS)", () => {
   it('is removed when its worker stops', async () => {
     const other = await startSandboxHarness(nats.url, { SANDBOX_POOL_SIZE: '0' });
     const session = newSession();
-    await other.exec({ mode: 'command', workspaceId: await other.newWorkspace(), command: 'true', writable: true, session });
+    // Straight to its service: over NATS the queue group may hand the request to the first worker.
+    await other.service.run({ mode: 'command', workspaceId: await other.newWorkspace(), command: 'true', writable: true, network: 'none', session });
     expect(await other.containers()).toHaveLength(1);
     await other.close();
     expect(await other.containers()).toHaveLength(0);
