@@ -144,6 +144,11 @@ describe('OpenAI- and Anthropic-compatible APIs, real workers behind a real gate
     const second = await openai.chat.completions.create({ model: 'scripted/weather', messages, tools: [weatherTool] });
     expect(second.choices[0]?.message.content).toBe('It is sunny in Paris.');
     expect(second.choices[0]?.finish_reason).toBe('stop');
+    // One more turn than the script holds: a 400 that says so, not an opaque 500.
+    messages.push(second.choices[0]!.message, { role: 'user', content: 'And tomorrow?' });
+    const past = await openai.chat.completions.create({ model: 'scripted/weather', messages }).catch((error: unknown) => error);
+    expect(past).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((past as InstanceType<typeof OpenAI.BadRequestError>).message).toMatch(/Script "scripted\/weather" has 2 turns here/);
   });
 
   it('caps a max_tokens above what a worker takes instead of refusing it (Claude Code asks for 32000 and more)', async () => {

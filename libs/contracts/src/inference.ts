@@ -58,6 +58,12 @@ export const generateRequestSchema = z.object({
   sessionId: z.string().optional(),
   /** Names this generation for `weft.inference.v1.cancel`; the caller picks it (a UUID). */
   requestId: z.string().min(1).max(128).optional(),
+  /**
+   * Whose generation this is. When every sequence is busy, a worker serves the waiting requests
+   * in weighted fair order across users (a weight-2 user gets twice the turns of a weight-1
+   * user), not in arrival order. Absent: the request shares one anonymous user's turns.
+   */
+  user: z.object({ id: z.string().min(1).max(128), weight: z.number().int().min(1).max(100).default(1) }).optional(),
   topP: z.number().min(0).max(1).optional(),
   topK: z.number().int().min(0).optional(),
   minP: z.number().min(0).max(1).optional(),

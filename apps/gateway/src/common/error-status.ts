@@ -17,6 +17,7 @@ export function statusForCode(code: ErrorCode): number {
     case ErrorCode.ChainInvalid:
     case ErrorCode.NoModelForRole:
     case ErrorCode.SandboxImageUnknown:
+    case ErrorCode.ScriptExhausted: // a conversation longer than a scripted (test) model's script
       return 400;
     case ErrorCode.Unauthorized:
       return 401;
@@ -50,7 +51,6 @@ export function statusForCode(code: ErrorCode): number {
     case ErrorCode.Internal:
     case ErrorCode.GenerationFailed:
     case ErrorCode.ToolArgumentsInvalid:
-    case ErrorCode.ScriptExhausted:
     case ErrorCode.IterationLimit:
       return 500;
     default:
