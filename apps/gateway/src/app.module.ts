@@ -1,5 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import type { Logger } from '@weft/logging';
+import { AccountingModule } from './accounting/accounting.module';
 import { AgentModule } from './agent/agent.module';
 import { AuthModule } from './auth/auth.module';
 import { CompatModule } from './compat/compat.module';
@@ -22,6 +23,7 @@ export class AppModule {
       imports: [
         InfraModule.forRoot(config, logger),
         AuthModule,
+        AccountingModule,
         UsersModule,
         WorkspacesModule,
         ModelsModule,

@@ -100,6 +100,13 @@ export const gatewayConfigSchema = z.object({
         deny: z.array(z.string()).default([]),
       }),
     ),
+  /** Per-user default quotas (an admin overrides them per user); 0 turns a quota off. */
+  QUOTA_REQUESTS_PER_MINUTE: z.coerce.number().int().min(0).default(600),
+  QUOTA_CONCURRENT_TURNS: z.coerce.number().int().min(0).default(8),
+  /** Prompt tokens evaluated plus tokens generated, per UTC day. */
+  QUOTA_TOKENS_PER_DAY: z.coerce.number().int().min(0).default(0),
+  /** Days the per-user usage figures are kept. */
+  USAGE_RETENTION_DAYS: positiveInt().default(90),
   /** Days a session's event log (the audit trail) keeps entries; 0 keeps them forever. */
   AUDIT_RETENTION_DAYS: z.coerce.number().int().min(0).default(0),
   /** Cap on project (AGENTS.md) and personal instructions each, in characters. */

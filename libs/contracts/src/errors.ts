@@ -44,6 +44,11 @@ export const ErrorCode = {
   SandboxImageUnknown: 'SANDBOX.IMAGE_UNKNOWN',
   /** The user's workspaces hold more than WORKSPACE_QUOTA_BYTES: writes are refused until they shrink. */
   WorkspaceQuotaExceeded: 'WORKSPACE.QUOTA_EXCEEDED',
+  /**
+   * A per-user quota is used up (requests per minute, concurrent turns, tokens per day): details
+   * name it (`quota`, `limit`, `used`, `retryAfterSeconds`).
+   */
+  QuotaExceeded: 'QUOTA.EXCEEDED',
   UnknownTool: 'AGENT.UNKNOWN_TOOL',
   InvalidToolArguments: 'AGENT.INVALID_TOOL_ARGUMENTS',
   IterationLimit: 'AGENT.ITERATION_LIMIT',

@@ -61,9 +61,10 @@ export const generateRequestSchema = z.object({
   /**
    * Whose generation this is. When every sequence is busy, a worker serves the waiting requests
    * in weighted fair order across users (a weight-2 user gets twice the turns of a weight-1
-   * user), not in arrival order. Absent: the request shares one anonymous user's turns.
+   * user), not in arrival order. Absent: the request shares one anonymous user's turns; no
+   * weight: 1. The gateway sets the weight from the user's limits.
    */
-  user: z.object({ id: z.string().min(1).max(128), weight: z.number().int().min(1).max(100).default(1) }).optional(),
+  user: z.object({ id: z.string().min(1).max(128), weight: z.number().int().min(1).max(100).optional() }).optional(),
   topP: z.number().min(0).max(1).optional(),
   topK: z.number().int().min(0).optional(),
   minP: z.number().min(0).max(1).optional(),

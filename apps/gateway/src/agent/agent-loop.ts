@@ -167,6 +167,7 @@ export class AgentLoop {
         signal: turn.cancel,
         emit: (event) => this.emit(turn, spec, event),
         onUsage: (usage) => addUsage(turn.usage, usage),
+        userId: turn.session.ownerId,
         log: turn.log,
       },
       history,
@@ -185,6 +186,7 @@ export class AgentLoop {
       sessionId: inferenceSessionKey(spec.thread),
       maxTokens: this.limits.maxReplyTokens,
       requestId: randomUUID(),
+      user: { id: turn.session.ownerId },
       ...(jsonSchema ? { jsonSchema } : {}),
     };
     try {

@@ -18,7 +18,8 @@ import { PermissionsModule } from '../permissions/permissions.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { SessionsRepository } from '../sessions/sessions.repository';
 import { RedisTurnStore } from './redis-turn-store';
-import { FleetInferenceClient } from '../fleet/fleet-inference.client';
+import { MeteredFleet } from '../accounting/metered-fleet';
+import { TurnAccounting } from '../accounting/turn-accounting';
 import { rpcFileToolsPort, rpcInferencePort, rpcSandboxPort } from './rpc-ports';
 import { NotesModule } from '../notes/notes.module';
 import { NotesRepository } from '../notes/notes.repository';
@@ -61,7 +62,8 @@ import { WorkspacesModule } from '../workspaces/workspaces.module';
         PermissionGate,
         InstructionsLoader,
         TurnCancellation,
-        FleetInferenceClient,
+        MeteredFleet,
+        TurnAccounting,
         ModelsService,
         NotesRepository,
         RpcChainLoader,
@@ -80,7 +82,8 @@ import { WorkspacesModule } from '../workspaces/workspaces.module';
         permissions: PermissionGate,
         instructions: InstructionsLoader,
         cancellation: TurnCancellation,
-        fleet: FleetInferenceClient,
+        fleet: MeteredFleet,
+        accounting: TurnAccounting,
         models: ModelsService,
         notes: NotesRepository,
         chains: RpcChainLoader,
@@ -111,6 +114,7 @@ import { WorkspacesModule } from '../workspaces/workspaces.module';
             chains,
             models: modelCatalog(models),
             quota,
+            accounting,
             logger,
           },
           {

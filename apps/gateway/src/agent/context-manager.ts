@@ -42,6 +42,8 @@ export interface PromptRequest {
   emit(event: SessionEvent): Promise<void>;
   /** Told the usage of each summary generation, which counts towards the turn. */
   onUsage(usage: GenerateResult['usage']): void;
+  /** Whose turn it is: summaries count towards their usage and fair share too. */
+  userId: string;
   log: Logger;
 }
 
@@ -151,6 +153,7 @@ export class ContextManager {
         sessionId: inferenceSessionKey(request.thread),
         maxTokens,
         requestId: randomUUID(),
+        user: { id: request.userId },
       },
       request.signal,
     );

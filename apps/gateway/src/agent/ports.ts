@@ -184,3 +184,8 @@ export interface CancellationPort {
   watch(turnId: string): Promise<{ signal: AbortSignal; dispose(): void }>;
   cancelledBy(turnId: string): Promise<string | undefined>;
 }
+
+/** Told when a turn ends, however it ends: usage counts it, and its user's running-turn place is given back. */
+export interface TurnAccountingPort {
+  turnEnded(turn: { userId: string; sessionId: string; turnId: string; model: string; toolCalls: number }): Promise<void>;
+}

@@ -17,6 +17,7 @@ import type {
   SandboxPort,
   ThreadRef,
   ToolOutcome,
+  TurnAccountingPort,
   TurnStore,
 } from './ports';
 import { type AgentRole, buildSystemPrompt } from './system-prompt';
@@ -48,6 +49,8 @@ export interface TurnRunnerDeps {
   models?: ModelContextPort;
   /** The per-user workspace quota; without it writes are not held to one. */
   quota?: WorkspaceQuotaPort;
+  /** Usage and running-turn places; without it turns are not counted. */
+  accounting?: TurnAccountingPort;
   logger: Logger;
 }
 
@@ -99,8 +102,22 @@ export class TurnRunner {
       return;
     }
     const watch = await this.deps.cancellation.watch(turnId);
-    const emit: TurnContext['emit'] = (event) => this.deps.store.appendEvent(sessionId, event);
     const model = job.model ?? session.model;
+    let toolCalls = 0;
+    let accounted = false;
+    // Before the turn's last event: a client that sees it end may start its next turn at once.
+    const account = async () => {
+      if (accounted) return;
+      accounted = true;
+      await this.deps.accounting
+        ?.turnEnded({ userId: session.ownerId, sessionId, turnId, model, toolCalls })
+        .catch((err: unknown) => log.error({ err }, 'could not account for the turn'));
+    };
+    const emit: TurnContext['emit'] = async (event) => {
+      if (event.type === 'tool.called') toolCalls++;
+      if (event.type === 'turn.completed' || event.type === 'turn.failed' || event.type === 'turn.cancelled') await account();
+      return this.deps.store.appendEvent(sessionId, event);
+    };
     try {
       const resumed = await this.isResumed(sessionId);
       await emit({ type: 'turn.started', turnId, model, ...(resumed ? { resumed } : {}) });
@@ -142,11 +159,12 @@ export class TurnRunner {
       });
       log.info({ iterations: outcome.iterations, usage: turn.usage, mode: job.mode }, 'turn completed');
     } catch (error) {
-      if (watch.signal.aborted) await this.cancelled(sessionId, turnId, log);
-      else await this.fail(sessionId, turnId, error, log);
+      if (watch.signal.aborted) await this.cancelled(sessionId, turnId, emit, log);
+      else await this.fail(sessionId, turnId, error, emit, log);
     } finally {
       watch.dispose();
       await this.deps.store.endTurn(sessionId, turnId);
+      await account();
     }
   }
 
@@ -241,25 +259,25 @@ export class TurnRunner {
     };
   }
 
-  private async cancelled(sessionId: string, turnId: string, log: Logger): Promise<void> {
+  private async cancelled(sessionId: string, turnId: string, emit: TurnContext['emit'], log: Logger): Promise<void> {
     log.info('turn cancelled');
     try {
       await this.loop.closePending({ sessionId }, 'the turn was cancelled');
       const userId = await this.deps.cancellation.cancelledBy(turnId);
-      await this.deps.store.appendEvent(sessionId, { type: 'turn.cancelled', turnId, userId });
+      await emit({ type: 'turn.cancelled', turnId, userId });
     } catch (appendError) {
       log.error({ err: appendError }, 'could not log turn.cancelled');
     }
   }
 
-  private async fail(sessionId: string, turnId: string, error: unknown, log: Logger): Promise<void> {
+  private async fail(sessionId: string, turnId: string, error: unknown, emit: TurnContext['emit'], log: Logger): Promise<void> {
     const known = error instanceof AppError;
     const code = known ? error.code : ErrorCode.Internal;
     const message = known ? error.message : 'Internal error while running the turn';
     log.error({ err: error, code }, 'turn failed');
     try {
       await this.loop.closePending({ sessionId }, `the turn failed with ${code}`);
-      await this.deps.store.appendEvent(sessionId, { type: 'turn.failed', turnId, code, message });
+      await emit({ type: 'turn.failed', turnId, code, message });
     } catch (appendError) {
       log.error({ err: appendError }, 'could not log turn.failed');
     }

@@ -1,6 +1,7 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { AppError, ErrorCode } from '@weft/contracts';
 import type { Request } from 'express';
+import { QuotaService } from '../accounting/quota.service';
 import { UsersRepository } from '../users/users.repository';
 import { ApiKeysRepository } from './api-keys.repository';
 import { bearerToken, hashApiKey } from './key-hash';
@@ -8,13 +9,15 @@ import { setPrincipal } from './principal';
 
 /**
  * Resolves `Authorization: Bearer <key>` to a principal, or fails with 401. `x-api-key: <key>`
- * is read too: Anthropic's clients (the SDK, Claude Code) send the key that way.
+ * is read too: Anthropic's clients (the SDK, Claude Code) send the key that way. Every request
+ * counts against the user's requests per minute (429 `QUOTA.EXCEEDED` past it).
  */
 @Injectable()
 export class UserAuthGuard implements CanActivate {
   constructor(
     private readonly apiKeys: ApiKeysRepository,
     private readonly users: UsersRepository,
+    private readonly quotas: QuotaService,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -27,6 +30,7 @@ export class UserAuthGuard implements CanActivate {
       throw new AppError(ErrorCode.Unauthorized, 'Invalid API key');
     }
     setPrincipal(req, { userId: stored.userId, keyId: stored.keyId });
+    await this.quotas.countRequest(stored.userId);
     return true;
   }
 }

@@ -22,5 +22,8 @@ export function sendHttpError(exception: unknown, req: Request, res: Response, l
     res.end();
     return;
   }
+  // A quota or a busy fleet says when to come back.
+  const retryAfter = body.error.details?.retryAfterSeconds;
+  if (typeof retryAfter === 'number') res.setHeader('Retry-After', String(retryAfter));
   res.status(status).json(body);
 }

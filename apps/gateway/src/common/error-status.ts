@@ -37,6 +37,8 @@ export function statusForCode(code: ErrorCode): number {
     case ErrorCode.FileTooLarge:
     case ErrorCode.WorkspaceQuotaExceeded:
       return 413;
+    case ErrorCode.QuotaExceeded:
+      return 429;
     case ErrorCode.Timeout:
     case ErrorCode.NoResponders:
     case ErrorCode.SandboxUnavailable:
@@ -65,6 +67,7 @@ export function codeForStatus(status: number): ErrorCode {
   if (status === 404) return ErrorCode.NotFound;
   if (status === 409) return ErrorCode.Conflict;
   if (status === 413) return ErrorCode.PayloadTooLarge;
+  if (status === 429) return ErrorCode.QuotaExceeded;
   if (status >= 400 && status < 500) return ErrorCode.ValidationFailed;
   return ErrorCode.Internal;
 }

@@ -15,7 +15,7 @@ import type { Logger } from '@weft/logging';
 import type { Response } from 'express';
 import type { Principal } from '../auth/principal';
 import { GATEWAY_CONFIG, type GatewaySettings } from '../config';
-import { FleetInferenceClient } from '../fleet/fleet-inference.client';
+import { MeteredFleet } from '../accounting/metered-fleet';
 import { FleetRouter } from '../fleet/fleet-router';
 import { LOGGER } from '../infra/tokens';
 import { ModelsService } from '../models/models.service';
@@ -31,14 +31,14 @@ export interface StartedGeneration {
 }
 
 /**
- * Generations for the OpenAI- and Anthropic-compatible routes: the same fleet, routing and
- * cancellation as agent turns, under a session id derived from the conversation so stateless
+ * Generations for the OpenAI- and Anthropic-compatible routes: the same fleet, routing,
+ * cancellation, quotas, usage and fair share as agent turns, under a session id derived from the conversation so stateless
  * clients reuse the KV cache of their earlier requests.
  */
 @Injectable()
 export class CompatInference {
   constructor(
-    private readonly fleet: FleetInferenceClient,
+    private readonly fleet: MeteredFleet,
     private readonly models: ModelsService,
     private readonly router: FleetRouter,
     private readonly rpc: RpcClient,
@@ -82,6 +82,7 @@ export class CompatInference {
     const full: GenerateRequest = {
       ...request,
       requestId: randomUUID(),
+      user: { id: principal.userId },
       // Code completions of one user share a key: the next keystroke's prompt shares most of its prefix.
       sessionId: request.completion
         ? `${conversationKey(principal.userId, request.model, [])}:completion`

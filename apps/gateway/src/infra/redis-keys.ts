@@ -81,6 +81,22 @@ export class RedisKeys {
   turnCancelChannel() {
     return `${this.prefix}turn-cancel`;
   }
+  /** An admin's overrides of the server's default quotas and fair-share weight for a user. */
+  userLimits(userId: string) {
+    return `${this.prefix}user:${userId}:limits`;
+  }
+  /** The user's running turns (`sessionId turnId` → claimed at, ms), for the concurrent-turns quota. */
+  userActiveTurns(userId: string) {
+    return `${this.prefix}user:${userId}:active-turns`;
+  }
+  /** One UTC day's usage: field `userId|model|metric` → count. */
+  usageDay(day: string) {
+    return `${this.prefix}usage:${day}`;
+  }
+  /** The per-minute request counters of rate-limiter-flexible. */
+  requestRatePrefix() {
+    return `${this.prefix}rate`;
+  }
   userInstructions(userId: string) {
     return `${this.prefix}user:${userId}:instructions`;
   }

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AppError, ErrorCode, type RunTurnJobInput, type TurnMode } from '@weft/contracts';
+import { QuotaService } from '../accounting/quota.service';
 import { RpcChainLoader } from '../agent/chains/chain-loader';
 import { resolveInputs } from '../agent/chains/chain-schema';
 import { TurnCancellation } from '../agent/turn-cancellation';
@@ -27,6 +28,7 @@ export class SessionsService {
     private readonly cancellation: TurnCancellation,
     private readonly chains: RpcChainLoader,
     private readonly sandbox: SandboxSessionsClient,
+    private readonly quotas: QuotaService,
     @Inject(GATEWAY_CONFIG)
     private readonly config: Pick<GatewaySettings, 'SANDBOX_EGRESS_ALLOWED' | 'SANDBOX_DEFAULT_NETWORK' | 'SANDBOX_WORKSPACE_WRITES'>,
     @Inject(LOGGER) private readonly logger: Logger,
@@ -172,7 +174,13 @@ export class SessionsService {
     options: Pick<RunTurnJobInput, 'mode' | 'model' | 'chain'>,
   ): Promise<string> {
     const turnId = newId('turn');
-    const outcome = await this.sessions.beginTurn(sessionId, turnId, content);
+    // The user's place among their concurrent turns; the turn gives it back when it ends.
+    await this.quotas.claimTurn(ownerId, sessionId, turnId);
+    const outcome = await this.sessions.beginTurn(sessionId, turnId, content).catch(async (error: unknown) => {
+      await this.quotas.releaseTurn(ownerId, sessionId, turnId);
+      throw error;
+    });
+    if (outcome !== 'started') await this.quotas.releaseTurn(ownerId, sessionId, turnId);
     if (outcome === 'missing') throw notFound(sessionId);
     if (outcome === 'busy') {
       throw new AppError(ErrorCode.TurnInProgress, `Session ${sessionId} is already running a turn`);
@@ -180,6 +188,7 @@ export class SessionsService {
     try {
       await this.queue.enqueue({ sessionId, turnId, userId: ownerId, ...options });
     } catch (error) {
+      await this.quotas.releaseTurn(ownerId, sessionId, turnId);
       await this.events.append(sessionId, {
         type: 'turn.failed',
         turnId,

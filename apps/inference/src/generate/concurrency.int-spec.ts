@@ -1,8 +1,10 @@
-import { ErrorCode } from '@weft/contracts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { ErrorCode, Routes } from '@weft/contracts';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startNats, type StartedService } from '../../../../test/support/containers';
 import { connectClient, makeTempDir, makeTestModel, removeDir, startWorker, type Client, type StartedWorker } from '../testing/worker-harness';
 import { validateJson } from '../tool-calls/validate-json';
+import { InferenceService } from './inference.service';
 
 /** A chat template override: a preamble, then `role: content` lines. */
 const TEMPLATE =
@@ -23,12 +25,13 @@ describe('concurrency, queueing and sampling', () => {
       models: [
         { ...tiny, id: 'tiny', sequences: 4, maxQueue: 8 },
         { ...tiny, id: 'narrow', sequences: 1, maxQueue: 1 },
+        { ...tiny, id: 'single', sequences: 1, maxQueue: 8 },
         { ...tiny, id: 'templated', sequences: 1, chatTemplate: { jinja: TEMPLATE }, sampling: { temperature: 1, seed: 5 } },
       ],
     });
     client = await connectClient(nats.url);
-    // Load both models now, so timings below are of generation alone.
-    await Promise.all(['tiny', 'narrow'].map((model) => client.collect({ model, messages: [{ role: 'user', content: 'warm up' }], maxTokens: 1 })));
+    // Load these models now, so timings below are of generation alone.
+    await Promise.all(['tiny', 'narrow', 'single'].map((model) => client.collect({ model, messages: [{ role: 'user', content: 'warm up' }], maxTokens: 1 })));
   });
 
   afterAll(async () => {
@@ -59,6 +62,32 @@ describe('concurrency, queueing and sampling', () => {
     expect(await third).toBe(ErrorCode.InferenceBusy);
     expect(await first).toBeUndefined();
     expect(await second).toBeUndefined();
+  });
+
+  it('serves a user with one waiting request before the rest of a user with many', async () => {
+    const service = worker.app.get(InferenceService);
+    const single = async () => (await service.status()).find((m) => m.id === 'single');
+    const alice = { id: 'alice' };
+    const finished: string[] = [];
+    const ask = (user: { id: string }, label: string) =>
+      client.collect({ model: 'single', user, messages: [{ role: 'user', content: label }], maxTokens: 4 }).then(() => finished.push(label));
+
+    // Alice's first request holds the one sequence (no maxTokens: the whole context) until it is
+    // cancelled, so the queue is built in a known order while nothing is served.
+    const blockerId = randomUUID();
+    const blocker = client.codeOf({ model: 'single', requestId: blockerId, user: alice, messages: [{ role: 'user', content: 'block' }] });
+    await vi.waitFor(async () => expect(await single()).toMatchObject({ freeSequences: 0 }));
+    const alices = ['a1', 'a2', 'a3', 'a4', 'a5'].map((label) => ask(alice, label));
+    await vi.waitFor(async () => expect(await single()).toMatchObject({ queued: 5 }));
+    const bob = ask({ id: 'bob' }, 'bob');
+    await vi.waitFor(async () => expect(await single()).toMatchObject({ queued: 6 }));
+
+    client.bus.publish(Routes.inferenceCancel, { requestId: blockerId });
+    expect(await blocker).toBe(ErrorCode.GenerationCancelled);
+    await Promise.all([...alices, bob]);
+    // In arrival order Bob would be last. Fairly, his first turn ties with Alice's first waiting
+    // one, and a tie goes by arrival.
+    expect(finished).toEqual(['a1', 'bob', 'a2', 'a3', 'a4', 'a5']);
   });
 
   it('is reproducible for a seed and varies across seeds at temperature 1', async () => {

@@ -85,7 +85,7 @@ export class LoadedModel {
     const maxTokens = Math.min(request.maxTokens ?? fitted.room, fitted.room);
     const grammar = await this.grammarFor(mode, limits);
 
-    const lease = await this.pool.acquire(request.sessionId, signal);
+    const lease = await this.pool.acquire({ sessionId: request.sessionId, user: request.user, signal });
     const queuedMs = performance.now() - started;
     const chat = new this.backend.lib.LlamaChat({ contextSequence: lease.sequence, chatWrapper: this.chatWrapper });
     let firstTokenAt: number | undefined;
@@ -186,7 +186,7 @@ export class LoadedModel {
       });
     }
     const room = this.contextSize - promptTokens;
-    const lease = await this.pool.acquire(request.sessionId, signal);
+    const lease = await this.pool.acquire({ sessionId: request.sessionId, user: request.user, signal });
     const queuedMs = performance.now() - started;
     const completion = new this.backend.lib.LlamaCompletion({ contextSequence: lease.sequence });
     let firstTokenAt: number | undefined;

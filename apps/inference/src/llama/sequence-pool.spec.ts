@@ -1,6 +1,6 @@
 import { ErrorCode } from '@weft/contracts';
 import { describe, expect, it } from 'vitest';
-import { SequencePool } from './sequence-pool';
+import { SequencePool, type PoolUser } from './sequence-pool';
 
 describe('SequencePool', () => {
   it('makes a request beyond the pool wait until a sequence is released', async () => {
@@ -18,31 +18,31 @@ describe('SequencePool', () => {
 
   it('gives a session back the sequence that holds its earlier turns', async () => {
     const pool = new SequencePool(['s1', 's2']);
-    const a = await pool.acquire('session-a');
-    const b = await pool.acquire('session-b');
+    const a = await pool.acquire({ sessionId: 'session-a' });
+    const b = await pool.acquire({ sessionId: 'session-b' });
     a.release();
     b.release();
-    const again = await pool.acquire('session-b');
+    const again = await pool.acquire({ sessionId: 'session-b' });
     expect(again).toMatchObject({ sequence: b.sequence, reused: true, evictedSessionId: undefined });
   });
 
   it('prefers an empty sequence, then evicts the least recently used session', async () => {
     const pool = new SequencePool(['s1', 's2', 's3']);
-    for (const session of ['a', 'b']) (await pool.acquire(session)).release();
-    const c = await pool.acquire('c');
+    for (const session of ['a', 'b']) (await pool.acquire({ sessionId: session })).release();
+    const c = await pool.acquire({ sessionId: 'c' });
     expect(c).toMatchObject({ sequence: 's3', reused: false, evictedSessionId: undefined });
     c.release();
-    (await pool.acquire('a')).release(); // a is now more recent than b
-    const d = await pool.acquire('d');
+    (await pool.acquire({ sessionId: 'a' })).release(); // a is now more recent than b
+    const d = await pool.acquire({ sessionId: 'd' });
     expect(d).toMatchObject({ sequence: 's2', evictedSessionId: 'b' });
     expect(pool.stats()).toMatchObject({ total: 3, free: 2, sessions: ['a', 'c', 'd'] });
   });
 
   it('refuses with INFERENCE.BUSY once maxQueue requests already wait', async () => {
     const pool = new SequencePool(['s1'], 1);
-    const held = await pool.acquire('a');
-    const queued = pool.acquire('b');
-    await expect(pool.acquire('c')).rejects.toMatchObject({ code: ErrorCode.InferenceBusy, retryable: true, details: { maxQueue: 1 } });
+    const held = await pool.acquire({ sessionId: 'a' });
+    const queued = pool.acquire({ sessionId: 'b' });
+    await expect(pool.acquire({ sessionId: 'c' })).rejects.toMatchObject({ code: ErrorCode.InferenceBusy, retryable: true, details: { maxQueue: 1, queued: 1 } });
     held.release();
     await expect(queued).resolves.toMatchObject({ sequence: 's1', evictedSessionId: 'a' });
   });
@@ -51,9 +51,132 @@ describe('SequencePool', () => {
     const pool = new SequencePool(['s1']);
     await pool.acquire();
     const abort = new AbortController();
-    const waiting = pool.acquire(undefined, abort.signal);
+    const waiting = pool.acquire({ signal: abort.signal });
     abort.abort(new Error('client went away'));
     await expect(waiting).rejects.toThrow('client went away');
     expect(pool.waiting).toBe(0);
+  });
+
+  describe('weighted fair order across users', () => {
+    const alice: PoolUser = { id: 'alice' };
+    const bob: PoolUser = { id: 'bob', weight: 1 };
+
+    /** Queues one request per label; each records its turn and hands the sequence on at once. */
+    function queue(pool: SequencePool<string>, requests: { user?: PoolUser; label: string; signal?: AbortSignal }[], served: string[]) {
+      return requests.map(({ user, label, signal }) =>
+        pool.acquire({ user, signal }).then((lease) => {
+          served.push(label);
+          lease.release();
+        }),
+      );
+    }
+
+    it('serves a user with one waiting request before the second of a user with sixteen', async () => {
+      const pool = new SequencePool(['s1']);
+      const busy = await pool.acquire({ user: alice });
+      const served: string[] = [];
+      const alices = Array.from({ length: 16 }, (_, i) => ({ user: alice, label: `alice-${i + 1}` }));
+      const turns = queue(pool, [...alices, { user: bob, label: 'bob' }], served);
+      expect(pool.waiting).toBe(17);
+      busy.release();
+      await Promise.all(turns);
+      expect(served.slice(0, 3)).toEqual(['alice-1', 'bob', 'alice-2']);
+    });
+
+    it('gives a weight-2 user twice the turns of a weight-1 user while both wait', async () => {
+      const pool = new SequencePool(['s1']);
+      const busy = await pool.acquire();
+      const served: string[] = [];
+      const heavy: PoolUser = { id: 'heavy', weight: 2 };
+      const requests = [
+        ...Array.from({ length: 12 }, () => ({ user: heavy, label: 'heavy' })),
+        ...Array.from({ length: 12 }, () => ({ user: bob, label: 'bob' })),
+      ];
+      const turns = queue(pool, requests, served);
+      busy.release();
+      await Promise.all(turns);
+      const firstNine = served.slice(0, 9);
+      expect(firstNine.filter((l) => l === 'heavy')).toHaveLength(6);
+      expect(firstNine.filter((l) => l === 'bob')).toHaveLength(3);
+    });
+
+    it('keeps one user\'s requests in arrival order, and requests without a user as one user', async () => {
+      const pool = new SequencePool(['s1']);
+      const busy = await pool.acquire();
+      const served: string[] = [];
+      const requests = [
+        ...['a1', 'a2', 'a3'].map((label) => ({ user: alice, label })),
+        ...['n1', 'n2', 'n3'].map((label) => ({ label })),
+      ];
+      const turns = queue(pool, requests, served);
+      busy.release();
+      await Promise.all(turns);
+      expect(served).toEqual(['a1', 'n1', 'a2', 'n2', 'a3', 'n3']);
+    });
+
+    it('drops an aborted waiter from its user\'s turns and serves the rest in order', async () => {
+      const pool = new SequencePool(['s1']);
+      const busy = await pool.acquire();
+      const served: string[] = [];
+      const abort = new AbortController();
+      const [a1, aborted, a3, b1] = queue(
+        pool,
+        [
+          { user: alice, label: 'a1' },
+          { user: alice, label: 'a2', signal: abort.signal },
+          { user: alice, label: 'a3' },
+          { user: bob, label: 'b1' },
+        ],
+        served,
+      );
+      abort.abort(new Error('client went away'));
+      await expect(aborted).rejects.toThrow('client went away');
+      expect(pool.waiting).toBe(3);
+      busy.release();
+      await Promise.all([a1, a3, b1]);
+      expect(served).toEqual(['a1', 'b1', 'a3']);
+    });
+
+    it('does not count a request that left the queue against its user', async () => {
+      const pool = new SequencePool(['s1']);
+      const busy = await pool.acquire();
+      const served: string[] = [];
+      const abort = new AbortController();
+      const [gone, ...turns] = queue(
+        pool,
+        [
+          { user: alice, label: 'gone', signal: abort.signal },
+          { user: bob, label: 'b1' },
+          { user: bob, label: 'b2' },
+        ],
+        served,
+      );
+      abort.abort(new Error('client went away'));
+      await expect(gone).rejects.toThrow('client went away');
+      turns.push(...queue(pool, [{ user: alice, label: 'a1' }], served));
+      busy.release();
+      await Promise.all(turns);
+      expect(served).toEqual(['b1', 'a1', 'b2']);
+    });
+
+    it('counts every user against maxQueue and tells the refused one how many of theirs wait', async () => {
+      const pool = new SequencePool(['s1'], 2);
+      await pool.acquire({ user: alice });
+      void pool.acquire({ user: alice });
+      void pool.acquire({ user: bob });
+      await expect(pool.acquire({ user: alice })).rejects.toMatchObject({
+        code: ErrorCode.InferenceBusy,
+        details: { sequences: 1, queued: 2, maxQueue: 2, userQueued: 1 },
+      });
+    });
+
+    it('hands a waiting session the sequence that holds its cache when that one is released', async () => {
+      const pool = new SequencePool(['s1', 's2']);
+      const turn = await pool.acquire({ sessionId: 'bob-session', user: bob });
+      await pool.acquire({ sessionId: 'alice-session', user: alice });
+      const next = pool.acquire({ sessionId: 'bob-session', user: bob });
+      turn.release();
+      await expect(next).resolves.toMatchObject({ sequence: 's1', reused: true, evictedSessionId: undefined });
+    });
   });
 });

@@ -11,8 +11,34 @@ interface Slot<S> {
 
 interface Waiter<S> {
   sessionId?: string;
+  userId: string;
+  /** Virtual finish time: waiters are served smallest first, ties in arrival order. */
+  tag: number;
   resolve: (lease: SequenceLease<S>) => void;
 }
+
+/** Fair-queue state of a user with requests waiting; dropped when their last one leaves. */
+interface UserQueue {
+  lastTag: number;
+  waiting: number;
+}
+
+/** Whose request this is; a heavier user gets proportionally more turns while others wait. */
+export interface PoolUser {
+  id: string;
+  /** 1 when absent. */
+  weight?: number;
+}
+
+export interface AcquireOptions {
+  sessionId?: string;
+  /** Absent: the request shares one anonymous user's turns. */
+  user?: PoolUser;
+  signal?: AbortSignal;
+}
+
+/** The contract requires a non-empty user id, so the empty one cannot collide. */
+const ANONYMOUS: PoolUser = { id: '' };
 
 export interface SequenceLease<S> {
   sequence: S;
@@ -35,12 +61,19 @@ export interface PoolStats {
 /**
  * Hands out a context's sequences one generation at a time. A session gets back the sequence
  * holding its earlier turns when that one is free; otherwise an empty sequence, otherwise the
- * least recently used one (evicting that session's cache). Callers beyond the pool wait in
- * arrival order, at most `maxQueue` of them; the next one is refused with INFERENCE.BUSY.
+ * least recently used one (evicting that session's cache). Callers beyond the pool wait, at most
+ * `maxQueue` of them (the next one is refused with INFERENCE.BUSY), and are served in weighted
+ * fair order across users, then by arrival (self-clocked fair queuing): each waiter's tag is its
+ * user's previous tag, or the virtual time if later, plus 1/weight, and the smallest tag is served
+ * first, so a user with sixteen agents waiting cannot keep a user with one behind all sixteen.
  */
 export class SequencePool<S> {
   private readonly slots: Slot<S>[];
+  /** In arrival order, so the first of equal tags is the earliest. */
   private readonly waiters: Waiter<S>[] = [];
+  private readonly users = new Map<string, UserQueue>();
+  /** The tag of the waiter served last. A user with nobody waiting starts here: idle time earns no credit. */
+  private virtualNow = 0;
   private tick = 0;
 
   constructor(
@@ -73,7 +106,7 @@ export class SequencePool<S> {
     return this.slots.some((s) => s.sessionId === sessionId);
   }
 
-  acquire(sessionId?: string, signal?: AbortSignal): Promise<SequenceLease<S>> {
+  acquire({ sessionId, user = ANONYMOUS, signal }: AcquireOptions = {}): Promise<SequenceLease<S>> {
     signal?.throwIfAborted();
     const lease = this.tryLease(sessionId);
     if (lease) return Promise.resolve(lease);
@@ -82,25 +115,49 @@ export class SequencePool<S> {
         new AppError(
           ErrorCode.InferenceBusy,
           `All ${this.slots.length} sequences are busy and ${this.waiters.length} requests already wait`,
-          { sequences: this.slots.length, queued: this.waiters.length, maxQueue: this.maxQueue },
+          {
+            sequences: this.slots.length,
+            queued: this.waiters.length,
+            maxQueue: this.maxQueue,
+            userQueued: this.users.get(user.id)?.waiting ?? 0,
+          },
           true,
         ),
       );
     }
     return new Promise((resolve, reject) => {
-      const waiter: Waiter<S> = { sessionId, resolve };
-      this.waiters.push(waiter);
+      const waiter = this.enqueue(sessionId, user, resolve);
       signal?.addEventListener(
         'abort',
         () => {
-          const index = this.waiters.indexOf(waiter);
-          if (index < 0) return;
-          this.waiters.splice(index, 1);
+          if (!this.waiters.includes(waiter)) return;
+          this.remove(waiter);
           reject(signal.reason);
         },
         { once: true },
       );
     });
+  }
+
+  private enqueue(sessionId: string | undefined, user: PoolUser, resolve: Waiter<S>['resolve']): Waiter<S> {
+    const queue = this.users.get(user.id) ?? { lastTag: 0, waiting: 0 };
+    queue.lastTag = Math.max(this.virtualNow, queue.lastTag) + 1 / (user.weight ?? 1);
+    queue.waiting++;
+    this.users.set(user.id, queue);
+    const waiter: Waiter<S> = { sessionId, userId: user.id, tag: queue.lastTag, resolve };
+    this.waiters.push(waiter);
+    return waiter;
+  }
+
+  /**
+   * A user with nobody waiting is forgotten: after a serve their tag is at most the virtual time,
+   * and an aborted request, which never held a sequence, should not count against them. So the
+   * map holds only users with waiters and stays within `maxQueue`.
+   */
+  private remove(waiter: Waiter<S>): void {
+    this.waiters.splice(this.waiters.indexOf(waiter), 1);
+    const queue = this.users.get(waiter.userId);
+    if (queue && --queue.waiting === 0) this.users.delete(waiter.userId);
   }
 
   private tryLease(sessionId?: string): SequenceLease<S> | undefined {
@@ -130,10 +187,11 @@ export class SequencePool<S> {
 
   private dispatch(): void {
     while (this.waiters.length > 0) {
-      const next = this.waiters[0];
-      const lease = next && this.tryLease(next.sessionId);
-      if (!next || !lease) return;
-      this.waiters.shift();
+      const next = this.waiters.reduce((best, w) => (w.tag < best.tag ? w : best));
+      const lease = this.tryLease(next.sessionId);
+      if (!lease) return;
+      this.remove(next);
+      this.virtualNow = next.tag;
       next.resolve(lease);
     }
   }

@@ -1,0 +1,105 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { GenerateResult } from '@weft/contracts';
+import type { Redis } from 'ioredis';
+import { GATEWAY_CONFIG, type GatewaySettings } from '../config';
+import { RedisKeys } from '../infra/redis-keys';
+import { REDIS } from '../infra/tokens';
+import { daysBetween, utcDay } from './usage-day';
+
+export const USAGE_METRICS = ['turns', 'generations', 'promptTokens', 'cachedTokens', 'evaluatedTokens', 'completionTokens', 'toolCalls'] as const;
+export type UsageMetric = (typeof USAGE_METRICS)[number];
+
+export type UsageRow = { date: string; userId: string; model: string } & Record<UsageMetric, number>;
+
+export interface UsageFilter {
+  from: string;
+  to: string;
+  userId?: string;
+  model?: string;
+}
+
+/** The field of a day's hash that sums what counts towards the tokens-per-day quota. */
+const QUOTA_TOKENS = 'quotaTokens';
+const SEP = '\t';
+
+/**
+ * Usage per user, model and UTC day, counted with HINCRBY (atomic, no read-modify-write) in one
+ * hash per day that expires after USAGE_RETENTION_DAYS.
+ */
+@Injectable()
+export class UsageService {
+  constructor(
+    @Inject(REDIS) private readonly redis: Redis,
+    private readonly keys: RedisKeys,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewaySettings,
+  ) {}
+
+  /** One finished generation. The quota counts what the GPU did: prompt tokens evaluated plus tokens generated. */
+  async recordGeneration(userId: string, model: string, usage: GenerateResult['usage']): Promise<void> {
+    const evaluated = usage.evaluatedTokens ?? usage.promptTokens;
+    await this.add(userId, model, {
+      generations: 1,
+      promptTokens: usage.promptTokens,
+      cachedTokens: usage.cachedTokens ?? 0,
+      evaluatedTokens: evaluated,
+      completionTokens: usage.completionTokens,
+    }, evaluated + usage.completionTokens);
+  }
+
+  async recordTurn(userId: string, model: string, toolCalls: number): Promise<void> {
+    await this.add(userId, model, { turns: 1, toolCalls }, 0);
+  }
+
+  /** What counts towards the user's tokens-per-day quota today. */
+  async quotaTokensToday(userId: string): Promise<number> {
+    return Number((await this.redis.hget(this.keys.usageDay(utcDay()), field(userId, '*', QUOTA_TOKENS))) ?? 0);
+  }
+
+  async query(filter: UsageFilter): Promise<UsageRow[]> {
+    const days = daysBetween(filter.from, filter.to);
+    const pipeline = this.redis.pipeline();
+    for (const day of days) pipeline.hgetall(this.keys.usageDay(day));
+    const results = (await pipeline.exec()) ?? [];
+    const rows = new Map<string, UsageRow>();
+    results.forEach(([, hash], i) => {
+      const date = days[i] as string;
+      for (const [key, value] of Object.entries((hash ?? {}) as Record<string, string>)) {
+        const [userId = '', model = '', metric = ''] = key.split(SEP);
+        if (!isMetric(metric) || (filter.userId && userId !== filter.userId) || (filter.model && model !== filter.model)) continue;
+        const id = [date, userId, model].join(SEP);
+        const row = rows.get(id) ?? { date, userId, model, ...zero() };
+        row[metric] += Number(value);
+        rows.set(id, row);
+      }
+    });
+    return [...rows.values()].sort((a, b) => a.date.localeCompare(b.date) || a.userId.localeCompare(b.userId) || a.model.localeCompare(b.model));
+  }
+
+  private async add(userId: string, model: string, counts: Partial<Record<UsageMetric, number>>, quotaTokens: number): Promise<void> {
+    const key = this.keys.usageDay(utcDay());
+    const multi = this.redis.multi();
+    for (const [metric, n] of Object.entries(counts)) if (n) multi.hincrby(key, field(userId, model, metric), n);
+    if (quotaTokens) multi.hincrby(key, field(userId, '*', QUOTA_TOKENS), quotaTokens);
+    multi.expire(key, (this.config.USAGE_RETENTION_DAYS + 1) * 86_400);
+    await multi.exec();
+  }
+}
+
+function field(userId: string, model: string, metric: string): string {
+  return [userId, model, metric].join(SEP);
+}
+
+function isMetric(name: string): name is UsageMetric {
+  return (USAGE_METRICS as readonly string[]).includes(name);
+}
+
+function zero(): Record<UsageMetric, number> {
+  return Object.fromEntries(USAGE_METRICS.map((m) => [m, 0])) as Record<UsageMetric, number>;
+}
+
+/** Sums rows into one per metric. */
+export function usageTotals(rows: readonly UsageRow[]): Record<UsageMetric, number> {
+  const totals = zero();
+  for (const row of rows) for (const metric of USAGE_METRICS) totals[metric] += row[metric];
+  return totals;
+}

@@ -1,0 +1,64 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import { GATEWAY_CONFIG, type GatewaySettings } from '../config';
+import { RedisKeys } from '../infra/redis-keys';
+import { REDIS } from '../infra/tokens';
+
+/** A quota of 0 is off. */
+const quota = z.number().int().min(0).max(1_000_000_000_000);
+
+/** What an admin may set for one user; a field left out takes the server default. */
+export const userLimitsSchema = z.strictObject({
+  /** Share of the GPU when sequences are busy: a weight-2 user gets twice the turns of a weight-1 user. */
+  weight: z.number().int().min(1).max(100).optional(),
+  requestsPerMinute: quota.optional(),
+  concurrentTurns: quota.optional(),
+  tokensPerDay: quota.optional(),
+});
+export type UserLimitOverrides = z.infer<typeof userLimitsSchema>;
+export type UserLimits = Required<UserLimitOverrides>;
+
+const FIELDS = ['weight', 'requestsPerMinute', 'concurrentTurns', 'tokensPerDay'] as const;
+
+/** Per-user overrides in Redis over the server's defaults (QUOTA_* settings). */
+@Injectable()
+export class UserLimitsRepository {
+  constructor(
+    @Inject(REDIS) private readonly redis: Redis,
+    private readonly keys: RedisKeys,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewaySettings,
+  ) {}
+
+  defaults(): UserLimits {
+    return {
+      weight: 1,
+      requestsPerMinute: this.config.QUOTA_REQUESTS_PER_MINUTE,
+      concurrentTurns: this.config.QUOTA_CONCURRENT_TURNS,
+      tokensPerDay: this.config.QUOTA_TOKENS_PER_DAY,
+    };
+  }
+
+  async overrides(userId: string): Promise<UserLimitOverrides> {
+    const stored = await this.redis.hgetall(this.keys.userLimits(userId));
+    const overrides: UserLimitOverrides = {};
+    for (const field of FIELDS) {
+      const value = stored[field];
+      if (value !== undefined && value !== '') overrides[field] = Number(value);
+    }
+    return overrides;
+  }
+
+  async effective(userId: string): Promise<UserLimits> {
+    return { ...this.defaults(), ...(await this.overrides(userId)) };
+  }
+
+  /** Replaces the user's overrides: a field left out goes back to the default. */
+  async replace(userId: string, overrides: UserLimitOverrides): Promise<void> {
+    const key = this.keys.userLimits(userId);
+    const multi = this.redis.multi().del(key);
+    const fields = Object.entries(overrides).filter(([, value]) => value !== undefined);
+    if (fields.length > 0) multi.hset(key, Object.fromEntries(fields.map(([field, value]) => [field, String(value)])));
+    await multi.exec();
+  }
+}
