@@ -8,10 +8,11 @@ const root = resolve(__dirname, '../..');
 
 /** The compose stack under a project name of its own, so it never touches a developer's. */
 export const stackEnv = {
-  COMPOSE_PROJECT_NAME: 'weft-e2e',
+  // A benchmark brings up a stack of its own beside the tests' (bench/fairness).
+  COMPOSE_PROJECT_NAME: process.env.WEFT_E2E_PROJECT ?? 'weft-e2e',
   WEFT_PORT: process.env.WEFT_E2E_PORT ?? '18080',
   WEFT_ADMIN_TOKEN: 'e2e-admin-token-0123456789abcdef',
-  WEFT_WORKSPACES_VOLUME: 'weft_e2e_workspaces',
+  WEFT_WORKSPACES_VOLUME: `${process.env.WEFT_E2E_PROJECT ?? 'weft_e2e'}_workspaces`,
   WEFT_SCRIPTS_DIR: './e2e/scripts',
   // This machine's HTTPS is re-signed on the way out: runs must trust the host's bundle.
   ...(existsSync(HOST_CA_BUNDLE) ? { WEFT_SANDBOX_CA_CERTS: HOST_CA_BUNDLE } : {}),

@@ -61,8 +61,12 @@ export const gatewayConfigSchema = z.object({
   SANDBOX_LONG_RUN_TIMEOUT_MS: positiveInt().max(600_000).default(600_000),
   /** How long a long run may wait in the queue for a sandbox worker before the call fails. */
   SANDBOX_LONG_RUN_QUEUE_MS: positiveInt().default(120_000),
-  /** Concurrent turns this gateway replica runs. */
-  AGENT_CONCURRENCY: positiveInt().default(4),
+  /**
+   * Concurrent turns this gateway replica runs. Turns mostly wait on inference and tools, so this
+   * is sized for waiting, not for CPU; the limits that matter are the workers' sequences (served
+   * fairly across users) and each user's QUOTA_CONCURRENT_TURNS.
+   */
+  AGENT_CONCURRENCY: positiveInt().default(32),
   /**
    * How long a replica holds a running turn's job without renewing it; a replica that dies is
    * noticed after about twice this and its turn is resumed by another.

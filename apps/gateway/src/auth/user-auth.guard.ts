@@ -25,11 +25,16 @@ export class UserAuthGuard implements CanActivate {
     const apiKeyHeader = req.headers['x-api-key'];
     const key = bearerToken(req.headers.authorization) ?? (typeof apiKeyHeader === 'string' && apiKeyHeader !== '' ? apiKeyHeader : undefined);
     if (!key) throw new AppError(ErrorCode.Unauthorized, 'Missing API key: send Authorization: Bearer <key> (or x-api-key: <key>)');
-    const stored = await this.apiKeys.findByHash(hashApiKey(key));
-    if (!stored || !(await this.users.exists(stored.userId))) {
-      throw new AppError(ErrorCode.Unauthorized, 'Invalid API key');
+    const hash = hashApiKey(key);
+    const stored = await this.apiKeys.findByHash(hash);
+    const user = stored && (await this.users.find(stored.userId));
+    if (!stored || !user) throw new AppError(ErrorCode.Unauthorized, 'Invalid API key');
+    if (stored.expiresAt && Date.parse(stored.expiresAt) <= Date.now()) {
+      throw new AppError(ErrorCode.Unauthorized, `API key ${stored.prefix}… expired at ${stored.expiresAt}; ask your admin for a new one`);
     }
+    if (user.disabled) throw new AppError(ErrorCode.Forbidden, `User ${user.name} is disabled; ask your admin`);
     setPrincipal(req, { userId: stored.userId, keyId: stored.keyId });
+    await this.apiKeys.touch(hash, stored.keyId);
     await this.quotas.countRequest(stored.userId);
     return true;
   }

@@ -5,6 +5,14 @@ export class RedisKeys {
   user(userId: string) {
     return `${this.prefix}user:${userId}`;
   }
+  /** Every user id, scored by creation time. */
+  users() {
+    return `${this.prefix}users`;
+  }
+  /** Lower-cased user name → user id: names are unique. */
+  userNames() {
+    return `${this.prefix}user-names`;
+  }
   userKeys(userId: string) {
     return `${this.prefix}user:${userId}:keys`;
   }

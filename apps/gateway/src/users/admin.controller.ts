@@ -1,9 +1,20 @@
-import { Body, Controller, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, UseGuards } from '@nestjs/common';
+import { z } from 'zod';
 import { AdminGuard } from '../auth/admin.guard';
 import { userIdSchema } from '../common/ids';
 import { ZodValidationPipe } from '../common/zod-validation.pipe';
-import { type CreateUserBody, createUserBodySchema } from './users.schemas';
+import {
+  type CreateKeyBody,
+  type CreateUserBody,
+  type UpdateUserBody,
+  createKeyBodySchema,
+  createUserBodySchema,
+  updateUserBodySchema,
+} from './users.schemas';
 import { UsersService } from './users.service';
+
+const userIdPipe = new ZodValidationPipe(userIdSchema);
+const keyIdPipe = new ZodValidationPipe(z.string().regex(/^key_[a-zA-Z0-9_-]{8,64}$/, 'not a key id'));
 
 @Controller('v1/admin/users')
 @UseGuards(AdminGuard)
@@ -16,9 +27,30 @@ export class AdminController {
     return this.users.create(body);
   }
 
+  @Get()
+  async list() {
+    return { users: await this.users.list() };
+  }
+
+  @Get(':id')
+  get(@Param('id', userIdPipe) userId: string) {
+    return this.users.get(userId);
+  }
+
+  @Patch(':id')
+  update(@Param('id', userIdPipe) userId: string, @Body(new ZodValidationPipe(updateUserBodySchema)) body: UpdateUserBody) {
+    return this.users.setDisabled(userId, body.disabled);
+  }
+
   @Post(':id/keys')
   @HttpCode(201)
-  createKey(@Param('id', new ZodValidationPipe(userIdSchema)) userId: string) {
-    return this.users.createKey(userId);
+  createKey(@Param('id', userIdPipe) userId: string, @Body(new ZodValidationPipe(createKeyBodySchema)) body: CreateKeyBody) {
+    return this.users.createKey(userId, body);
+  }
+
+  @Delete(':id/keys/:keyId')
+  @HttpCode(204)
+  async revokeKey(@Param('id', userIdPipe) userId: string, @Param('keyId', keyIdPipe) keyId: string): Promise<void> {
+    await this.users.revokeKey(userId, keyId);
   }
 }

@@ -1,6 +1,23 @@
 import { z } from 'zod';
 
-export const createUserBodySchema = z.strictObject({
-  name: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
-});
+const userName = z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
+
+export const createUserBodySchema = z.strictObject({ name: userName });
 export type CreateUserBody = z.infer<typeof createUserBodySchema>;
+
+export const updateUserBodySchema = z.strictObject({
+  /** Disabling refuses the user's keys at once and cancels their running turns; nothing is deleted. */
+  disabled: z.boolean(),
+});
+export type UpdateUserBody = z.infer<typeof updateUserBodySchema>;
+
+/** Both optional: `POST /v1/admin/users/:id/keys` with no body makes an unnamed key that never expires. */
+export const createKeyBodySchema = z
+  .strictObject({
+    name: z.string().trim().min(1).max(100).optional(),
+    expiresAt: z.iso.datetime({ offset: true, message: 'must be an ISO date-time, e.g. 2027-01-31T00:00:00Z' }).optional(),
+  })
+  .refine((body) => !body.expiresAt || Date.parse(body.expiresAt) > Date.now(), { message: 'must be in the future', path: ['expiresAt'] })
+  .optional()
+  .transform((body) => body ?? {});
+export type CreateKeyBody = z.infer<typeof createKeyBodySchema>;

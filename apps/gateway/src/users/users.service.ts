@@ -1,31 +1,86 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, ErrorCode } from '@weft/contracts';
-import { ApiKeysRepository } from '../auth/api-keys.repository';
+import { ApiKeysRepository, type StoredApiKey } from '../auth/api-keys.repository';
 import { generateApiKey, hashApiKey } from '../auth/key-hash';
+import { TurnCancellation } from '../agent/turn-cancellation';
 import { newId } from '../common/ids';
-import type { CreateUserBody } from './users.schemas';
-import { UsersRepository } from './users.repository';
+import { SessionsRepository } from '../sessions/sessions.repository';
+import type { CreateKeyBody, CreateUserBody } from './users.schemas';
+import { type User, UsersRepository } from './users.repository';
+
+/** How much of a key a listing shows: `weft_` and seven characters. */
+const SHOWN_PREFIX = 12;
+
+export interface KeyView {
+  id: string;
+  name: string | null;
+  prefix: string;
+  createdAt: string;
+  expiresAt: string | null;
+  lastUsedAt: string | null;
+}
 
 @Injectable()
 export class UsersService {
   constructor(
     private readonly users: UsersRepository,
     private readonly apiKeys: ApiKeysRepository,
+    private readonly sessions: SessionsRepository,
+    private readonly cancellation: TurnCancellation,
   ) {}
 
   async create(body: CreateUserBody): Promise<{ id: string; name: string }> {
     const user = { id: newId('usr'), name: body.name, createdAt: new Date().toISOString() };
-    await this.users.create(user);
+    if (!(await this.users.create(user))) throw new AppError(ErrorCode.Conflict, `A user named "${body.name}" already exists`, { name: body.name });
     return { id: user.id, name: user.name };
   }
 
+  async list(): Promise<Array<User & { keys: KeyView[] }>> {
+    return Promise.all((await this.users.list()).map(async (user) => ({ ...user, keys: (await this.apiKeys.listFor(user.id)).map(keyView) })));
+  }
+
+  async get(userId: string): Promise<User & { keys: KeyView[] }> {
+    const user = await this.found(userId);
+    return { ...user, keys: (await this.apiKeys.listFor(userId)).map(keyView) };
+  }
+
+  /**
+   * Disabling refuses the user's keys from the next request on and cancels their running turns
+   * (each ends with `turn.cancelled`, its history kept); enabling lets the keys in again.
+   */
+  async setDisabled(userId: string, disabled: boolean): Promise<User & { keys: KeyView[]; cancelledTurns: number }> {
+    await this.found(userId);
+    await this.users.setDisabled(userId, disabled);
+    let cancelledTurns = 0;
+    if (disabled) {
+      for (const session of await this.sessions.listOwned(userId)) {
+        if (!session.activeTurnId) continue;
+        await this.cancellation.request(session.activeTurnId, 'admin');
+        cancelledTurns++;
+      }
+    }
+    return { ...(await this.get(userId)), cancelledTurns };
+  }
+
   /** The key is returned here, once; only its hash is kept. */
-  async createKey(userId: string): Promise<{ id: string; key: string }> {
-    if (!(await this.users.exists(userId))) throw new AppError(ErrorCode.NotFound, `User ${userId} not found`);
+  async createKey(userId: string, body: CreateKeyBody = {}): Promise<KeyView & { key: string }> {
+    await this.found(userId);
     const key = generateApiKey();
-    const keyId = newId('key');
-    await this.apiKeys.save(hashApiKey(key), { keyId, userId }, new Date().toISOString());
-    return { id: keyId, key };
+    const stored = {
+      keyId: newId('key'),
+      userId,
+      name: body.name ?? '',
+      prefix: key.slice(0, SHOWN_PREFIX),
+      createdAt: new Date().toISOString(),
+      expiresAt: body.expiresAt ? new Date(body.expiresAt).toISOString() : '',
+    };
+    await this.apiKeys.save(hashApiKey(key), stored);
+    return { ...keyView({ ...stored, lastUsedAt: '' }), key };
+  }
+
+  async revokeKey(userId: string, keyId: string): Promise<void> {
+    await this.found(userId);
+    if (!(await this.apiKeys.revoke(userId, keyId))) throw new AppError(ErrorCode.NotFound, `User ${userId} has no key ${keyId}`);
   }
 
   async me(userId: string): Promise<{ id: string; name: string }> {
@@ -33,4 +88,14 @@ export class UsersService {
     if (!user) throw new AppError(ErrorCode.Unauthorized, 'Invalid API key');
     return { id: user.id, name: user.name };
   }
+
+  private async found(userId: string): Promise<User> {
+    const user = await this.users.find(userId);
+    if (!user) throw new AppError(ErrorCode.NotFound, `User ${userId} not found`);
+    return user;
+  }
+}
+
+function keyView(key: StoredApiKey): KeyView {
+  return { id: key.keyId, name: key.name || null, prefix: `${key.prefix}…`, createdAt: key.createdAt, expiresAt: key.expiresAt || null, lastUsedAt: key.lastUsedAt || null };
 }

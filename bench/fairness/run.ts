@@ -1,0 +1,95 @@
+/**
+ * `npm run bench:fairness`: is the shared endpoint fair? On the compose stack (its own, project
+ * `weft-bench` on port 18090, or a running one: BENCH_GATEWAY_URL and BENCH_ADMIN_TOKEN), user B
+ * runs agent turns alone, then again while user A keeps BENCH_A_SESSIONS (16) agent sessions busy
+ * for BENCH_SECONDS (60). It prints B's time to first token alone and under A's load side by
+ * side, each user's share of the generated tokens, errors, and lost events (a turn whose live
+ * stream differs from its stored log, or whose deltas do not add up to its message). Not a test:
+ * figures only. Model: BENCH_MODEL (`tiny`, the generated GGUF; replies capped at
+ * BENCH_REPLY_TOKENS, 32).
+ */
+import { gatewayUrl, stackEnv, startStack, stopStack } from '../../e2e/support/stack';
+import { BenchUser, type TurnReport } from './client';
+import { percentile, table } from '../inference/stats';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
+const A_SESSIONS = Number(process.env.BENCH_A_SESSIONS ?? 16);
+const B_ALONE_TURNS = Number(process.env.BENCH_B_TURNS ?? 8);
+const MODEL = process.env.BENCH_MODEL ?? 'tiny';
+const REPLY_TOKENS = process.env.BENCH_REPLY_TOKENS ?? '32';
+const PROMPT = 'Summarise what this repository does in one sentence.';
+
+async function main(): Promise<void> {
+  const stack = await openStack();
+  try {
+    const unlimited = { requestsPerMinute: 0, concurrentTurns: 0, tokensPerDay: 0 };
+    const a = await BenchUser.create(stack.base, stack.adminToken, `bench-a-${Date.now()}`, unlimited);
+    const b = await BenchUser.create(stack.base, stack.adminToken, `bench-b-${Date.now()}`, unlimited);
+    const bSession = await b.newSession(MODEL);
+    await b.turn(bSession, 'warm up');
+
+    const alone: TurnReport[] = [];
+    for (let i = 0; i < B_ALONE_TURNS; i++) alone.push(await b.turn(bSession, PROMPT));
+
+    console.log(`user A: ${A_SESSIONS} sessions in a loop for ${SECONDS} s; user B: one session, turn after turn`);
+    const aSessions = await Promise.all(Array.from({ length: A_SESSIONS }, () => a.newSession(MODEL)));
+    const deadline = Date.now() + SECONDS * 1000;
+    const loaded = { a: [] as TurnReport[], b: [] as TurnReport[] };
+    let errors = 0;
+    const loop = async (user: BenchUser, session: string, into: TurnReport[]) => {
+      while (Date.now() < deadline) {
+        try {
+          into.push(await user.turn(session, PROMPT));
+        } catch (error) {
+          errors++;
+          console.error(String(error));
+        }
+      }
+    };
+    const aLoops = aSessions.map((s) => loop(a, s, loaded.a));
+    // B starts once A's turns fill the worker's queue.
+    await new Promise((r) => setTimeout(r, 3000));
+    await Promise.all([...aLoops, loop(b, bSession, loaded.b)]);
+
+    const failed = [...alone, ...loaded.a, ...loaded.b].filter((t) => t.outcome !== 'turn.completed').length;
+    const lost = [...alone, ...loaded.a, ...loaded.b].reduce((sum, t) => sum + t.lostEvents, 0);
+    const ttft = (turns: TurnReport[], p: number) => percentile(turns.map((t) => t.ttftMs).filter(Number.isFinite), p);
+    const tokens = (turns: TurnReport[]) => turns.reduce((sum, t) => sum + t.completionTokens, 0);
+    const total = tokens(loaded.a) + tokens(loaded.b);
+    console.log(`\nUser B's time to first token (ms), model ${MODEL}, replies up to ${REPLY_TOKENS} tokens`);
+    console.log(
+      table(
+        ['', 'turns', 'TTFT p50 ms', 'p99', 'p50 vs alone'],
+        [
+          ['B alone', alone.length, ttft(alone, 50), ttft(alone, 99), '1.00x'],
+          [`B with A's ${A_SESSIONS} sessions`, loaded.b.length, ttft(loaded.b, 50), ttft(loaded.b, 99), `${(ttft(loaded.b, 50) / ttft(alone, 50)).toFixed(2)}x`],
+        ],
+      ),
+    );
+    console.log(`\nUnder load: generated tokens A ${tokens(loaded.a)} (${share(tokens(loaded.a), total)}, ${loaded.a.length} turns), B ${tokens(loaded.b)} (${share(tokens(loaded.b), total)}, ${loaded.b.length} turns)`);
+    console.log(`errors ${errors}, turns not completed ${failed}, lost events ${lost}`);
+    console.log(`(B has one turn at a time, A ${A_SESSIONS}: with fair order B's requests wait for the next free sequence, not behind A's queue)`);
+  } finally {
+    await stack.close();
+  }
+}
+
+function share(part: number, total: number): string {
+  return total === 0 ? '-' : `${((part / total) * 100).toFixed(1)} %`;
+}
+
+async function openStack(): Promise<{ base: string; adminToken: string; close: () => Promise<void> }> {
+  if (process.env.BENCH_GATEWAY_URL && process.env.BENCH_ADMIN_TOKEN) {
+    return { base: process.env.BENCH_GATEWAY_URL, adminToken: process.env.BENCH_ADMIN_TOKEN, close: async () => undefined };
+  }
+  // The npm script names a project and port of its own (WEFT_E2E_PROJECT, WEFT_E2E_PORT); compose reads this at `up`.
+  process.env.WEFT_AGENT_MAX_REPLY_TOKENS = REPLY_TOKENS;
+  console.log(`starting the compose stack ${stackEnv.COMPOSE_PROJECT_NAME} on ${gatewayUrl} (images from npm run images)...`);
+  await startStack();
+  return { base: gatewayUrl, adminToken: stackEnv.WEFT_ADMIN_TOKEN, close: async () => stopStack() };
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
