@@ -23,8 +23,10 @@ async function api(method: string, path: string, token: string, body?: unknown):
   return { status: response.status, json: (await response.json()) as Json };
 }
 
+let users = 0;
 async function session(): Promise<{ key: string; sessionId: string }> {
-  const userId = String((await api('POST', '/v1/admin/users', ADMIN_TOKEN, { name: 'ctx' })).json.id);
+  // User names are unique.
+  const userId = String((await api('POST', '/v1/admin/users', ADMIN_TOKEN, { name: `ctx-${++users}` })).json.id);
   const key = String((await api('POST', `/v1/admin/users/${userId}/keys`, ADMIN_TOKEN)).json.key);
   const workspaceId = String((await api('POST', '/v1/workspaces', key, {})).json.id);
   const created = await api('POST', '/v1/sessions', key, { workspaceId, model: 'tiny' });
