@@ -29,6 +29,7 @@ export const ToolsSubjects = {
   exportWorkspace: 'weft.tools.v1.export-workspace',
   exportPatch: 'weft.tools.v1.export-patch',
   workspaceUsage: 'weft.tools.v1.workspace-usage',
+  deleteWorkspace: 'weft.tools.v1.delete-workspace',
 } as const;
 
 export const SandboxSubjects = {

@@ -122,6 +122,9 @@ export const readPathResultSchema = z.discriminatedUnion('kind', [
 export type ReadPathResult = z.infer<typeof readPathResultSchema>;
 
 export const exportWorkspaceRequestSchema = z.object({ workspaceId: workspaceIdSchema });
+/** Removes the workspace's files and its snapshot; a workspace already gone is not an error. */
+export const deleteWorkspaceRequestSchema = z.object({ workspaceId: workspaceIdSchema });
+export const deleteWorkspaceResultSchema = z.object({ removed: z.literal(true) });
 export const exportWorkspaceResultSchema = z.object({ archiveBase64: z.string() });
 
 export const exportPatchRequestSchema = z.object({ workspaceId: workspaceIdSchema });

@@ -50,6 +50,7 @@ export class SessionsService {
       );
     }
     await this.workspaces.assertOwned(ownerId, body.workspaceId);
+    await this.workspaces.touch(body.workspaceId);
     await this.models.assertKnown(body.model);
     if (body.sandboxImage !== undefined) await this.sandbox.assertImage(body.sandboxImage);
     const session: Session = {
@@ -133,6 +134,7 @@ export class SessionsService {
   /** A turn on the session's model, or straight to the junior; in planning mode where asked for. */
   async postMessage(ownerId: string, sessionId: string, body: PostMessageBody): Promise<{ turnId: string; mode: TurnMode; model: string }> {
     const session = await this.owned(ownerId, sessionId);
+    await this.workspaces.touch(session.workspaceId);
     const model = body.to === 'junior' ? await this.juniorModel() : session.model;
     const mode = body.mode ?? (session.planning ? 'plan' : 'chat');
     const turnId = await this.startTurn(ownerId, sessionId, body.content, { mode, ...(body.to ? { model } : {}) });

@@ -37,6 +37,17 @@ export class WorkspaceFilesClient {
     return (await this.rpc.request(Routes.toolsExportPatch, { workspaceId })).patch;
   }
 
+  async delete(workspaceId: string): Promise<void> {
+    await this.rpc.request(Routes.toolsDeleteWorkspace, { workspaceId });
+  }
+
+  /** Files and bytes of each of the given workspaces. */
+  async usage(workspaceIds: string[]): Promise<Map<string, { files: number; bytes: number }>> {
+    if (workspaceIds.length === 0) return new Map();
+    const { workspaces } = await this.rpc.request(Routes.toolsWorkspaceUsage, { workspaceIds });
+    return new Map(workspaces.map((w) => [w.workspaceId, { files: w.files, bytes: w.bytes }]));
+  }
+
   /** Bytes the given workspaces hold together. */
   async usedBytes(workspaceIds: string[]): Promise<number> {
     if (workspaceIds.length === 0) return 0;

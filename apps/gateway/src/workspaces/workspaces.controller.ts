@@ -1,6 +1,7 @@
-import { Controller, Get, HttpCode, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
 import { workspaceIdSchema } from '@weft/contracts';
 import type { Request, Response } from 'express';
+import { z } from 'zod';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
 import { UserAuthGuard } from '../auth/user-auth.guard';
 import { ZodValidationPipe } from '../common/zod-validation.pipe';
@@ -9,6 +10,9 @@ import { sendArchive, sendPatch, sendReadPath, wildcardPath } from './workspace-
 import { WorkspacesService } from './workspaces.service';
 
 const workspaceId = new ZodValidationPipe(workspaceIdSchema);
+const workspaceName = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
+const createQuery = new ZodValidationPipe(z.strictObject({ name: workspaceName.optional() }));
+const renameBody = new ZodValidationPipe(z.strictObject({ name: workspaceName }));
 
 @Controller('v1/workspaces')
 @UseGuards(UserAuthGuard)
@@ -17,13 +21,29 @@ export class WorkspacesController {
 
   @Post()
   @HttpCode(201)
-  create(@CurrentPrincipal() principal: Principal, @Req() req: Request) {
-    return this.workspaces.create(principal.userId, parseWorkspaceUpload(req.headers['content-type'], req.body));
+  create(@CurrentPrincipal() principal: Principal, @Req() req: Request, @Query(createQuery) query: { name?: string }) {
+    return this.workspaces.create(principal.userId, parseWorkspaceUpload(req.headers['content-type'], req.body), query.name);
   }
 
   @Get()
   list(@CurrentPrincipal() principal: Principal) {
     return this.workspaces.list(principal.userId);
+  }
+
+  @Get(':id')
+  get(@CurrentPrincipal() principal: Principal, @Param('id', workspaceId) id: string) {
+    return this.workspaces.describe(principal.userId, id);
+  }
+
+  @Patch(':id')
+  rename(@CurrentPrincipal() principal: Principal, @Param('id', workspaceId) id: string, @Body(renameBody) body: { name: string }) {
+    return this.workspaces.rename(principal.userId, id, body.name);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  async delete(@CurrentPrincipal() principal: Principal, @Param('id', workspaceId) id: string): Promise<void> {
+    await this.workspaces.delete(principal.userId, id);
   }
 
   @Get(':id/files{/*path}')

@@ -6,7 +6,7 @@ import { assertGitHostAllowed } from './git-hosts';
 import { quotaLeft } from './workspace-quota';
 import { WorkspaceFilesClient } from './workspace-files.client';
 import type { WorkspaceUpload } from './workspace-upload';
-import { WorkspacesRepository } from './workspaces.repository';
+import { type Workspace, WorkspacesRepository } from './workspaces.repository';
 
 @Injectable()
 export class WorkspacesService {
@@ -20,7 +20,7 @@ export class WorkspacesService {
    * The files are unpacked first; the record only exists once the workspace does. An archive or
    * a clone is held to what is left of the owner's quota (two uploads racing can both pass: a soft quota).
    */
-  async create(ownerId: string, upload: WorkspaceUpload): Promise<{ id: string }> {
+  async create(ownerId: string, upload: WorkspaceUpload, name?: string): Promise<{ id: string; name: string }> {
     const id = newId('ws');
     switch (upload.kind) {
       case 'archive':
@@ -36,8 +36,35 @@ export class WorkspacesService {
       default:
         assertUnreachable(upload);
     }
-    await this.workspaces.create({ id, ownerId, createdAt: new Date().toISOString() });
-    return { id };
+    const createdAt = new Date().toISOString();
+    const given = name ?? defaultName(upload);
+    await this.workspaces.create({ id, ownerId, name: given, createdAt, lastUsedAt: createdAt });
+    return { id, name: given };
+  }
+
+  async rename(ownerId: string, workspaceId: string, name: string) {
+    await this.assertOwned(ownerId, workspaceId);
+    await this.workspaces.rename(workspaceId, name);
+    return this.describe(ownerId, workspaceId);
+  }
+
+  /**
+   * Removes the workspace's files, its snapshot and its notes. Refused (409) while a turn runs
+   * in it; sessions on it stay readable, and a new turn there fails with the workspace missing.
+   */
+  async delete(ownerId: string, workspaceId: string): Promise<void> {
+    await this.assertOwned(ownerId, workspaceId);
+    const running = await this.workspaces.sessionsRunningIn(ownerId, workspaceId);
+    if (running.length > 0) {
+      throw new AppError(ErrorCode.Conflict, `Workspace ${workspaceId} has a turn running in session ${running.join(', ')}; cancel it or wait, then delete`, { sessions: running });
+    }
+    await this.files.delete(workspaceId);
+    await this.workspaces.remove(ownerId, workspaceId);
+  }
+
+  /** A session was made on it or a turn started in it: the listing shows what is in use. */
+  async touch(workspaceId: string): Promise<void> {
+    await this.workspaces.touch(workspaceId);
   }
 
   private async quotaLeft(ownerId: string): Promise<number> {
@@ -45,9 +72,17 @@ export class WorkspacesService {
     return quotaLeft(this.config.WORKSPACE_QUOTA_BYTES, await this.files.usedBytes(owned.map((w) => w.id)));
   }
 
+  /** Newest first, each with its size on disk. */
   async list(ownerId: string) {
     const workspaces = await this.workspaces.listOwned(ownerId);
-    return { workspaces: workspaces.map(({ id, createdAt }) => ({ id, createdAt })) };
+    const sizes = await this.files.usage(workspaces.map((w) => w.id));
+    return { workspaces: workspaces.map((w) => view(w, sizes.get(w.id))) };
+  }
+
+  async describe(ownerId: string, workspaceId: string) {
+    const workspace = await this.workspaces.findOwned(ownerId, workspaceId);
+    if (!workspace) throw new AppError(ErrorCode.NotFound, `Workspace ${workspaceId} not found`);
+    return view(workspace, (await this.files.usage([workspaceId])).get(workspaceId));
   }
 
   async readPath(ownerId: string, workspaceId: string, path: string): Promise<ReadPathResult> {
@@ -70,4 +105,14 @@ export class WorkspacesService {
       throw new AppError(ErrorCode.NotFound, `Workspace ${workspaceId} not found`);
     }
   }
+}
+
+function view(w: Workspace, size: { files: number; bytes: number } | undefined) {
+  return { id: w.id, name: w.name, createdAt: w.createdAt, lastUsedAt: w.lastUsedAt, files: size?.files ?? 0, bytes: size?.bytes ?? 0 };
+}
+
+/** A clone is named after its repository; an upload without a name after what it is. */
+function defaultName(upload: WorkspaceUpload): string {
+  if (upload.kind === 'git') return /([^/:]+?)(\.git)?\/?$/.exec(upload.git.url)?.[1] ?? 'repository';
+  return upload.kind === 'archive' ? 'upload' : 'workspace';
 }

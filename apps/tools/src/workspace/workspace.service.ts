@@ -128,6 +128,10 @@ export class WorkspaceService {
     }
   }
 
+  async delete(workspaceId: string): Promise<void> {
+    await this.store.remove(workspaceId);
+  }
+
   async export(workspaceId: string): Promise<{ archiveBase64: string }> {
     const root = await this.store.root(workspaceId);
     try {

@@ -31,6 +31,12 @@ export class WorkspacesController {
     return { workspaces: await this.workspaces.usage(request.workspaceIds) };
   }
 
+  @MessagePattern(Routes.toolsDeleteWorkspace.subject)
+  async delete(@Payload(new ZodPayloadPipe(Routes.toolsDeleteWorkspace.request)) request: Request<'toolsDeleteWorkspace'>) {
+    await this.workspaces.delete(request.workspaceId);
+    return { removed: true as const };
+  }
+
   @MessagePattern(Routes.toolsExportWorkspace.subject)
   export(@Payload(new ZodPayloadPipe(Routes.toolsExportWorkspace.request)) request: Request<'toolsExportWorkspace'>) {
     return this.workspaces.export(request.workspaceId);

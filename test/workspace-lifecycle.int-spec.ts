@@ -1,0 +1,119 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Controller, type INestMicroservice, Module } from '@nestjs/common';
+import { MessagePattern } from '@nestjs/microservices';
+import { loadConfig, toolsConfigSchema } from '@weft/config';
+import { type GenerateChunk, Routes, type StoredSessionEvent } from '@weft/contracts';
+import { createLogger } from '@weft/logging';
+import { Observable } from 'rxjs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type GatewayUnderTest, TEST_ADMIN_TOKEN, startGatewayUnderTest } from '../apps/gateway/src/test/gateway-under-test';
+import { sessionApi } from '../apps/gateway/src/test/session-api';
+import { startToolsWorker } from '../apps/tools/src/bootstrap';
+import { tarGz } from '../apps/tools/src/testing/tar-fixtures';
+
+/** A model that never finishes a reply, so a turn stays running until it is cancelled. */
+@Controller()
+class HangingModel {
+  @MessagePattern(Routes.inferenceListModels.subject)
+  listModels() {
+    return { models: [{ id: 'tiny', provider: 'scripted', contextSize: 4096 }] };
+  }
+
+  @MessagePattern(Routes.inferenceGenerate.subject)
+  generate(): Observable<GenerateChunk> {
+    return new Observable<GenerateChunk>((subscriber) => subscriber.next({ type: 'delta', text: 'thinking' }));
+  }
+}
+
+@Module({ controllers: [HangingModel] })
+class HangingModelModule {}
+
+/**
+ * Naming, listing, renaming and deleting workspaces through the HTTP API, with the real tools
+ * worker holding the files on disk (real NATS and Redis).
+ */
+let gateway: GatewayUnderTest;
+let tools: INestMicroservice;
+let dir: string;
+let client: ReturnType<typeof sessionApi>;
+const ended = (e: StoredSessionEvent) => e.type === 'turn.completed' || e.type === 'turn.failed' || e.type === 'turn.cancelled';
+
+beforeAll(async () => {
+  gateway = await startGatewayUnderTest(HangingModelModule);
+  dir = await mkdtemp(join(tmpdir(), 'weft-ws-lifecycle-'));
+  tools = await startToolsWorker(loadConfig(toolsConfigSchema, { NATS_URL: gateway.natsUrl, WORKSPACES_DIR: dir, LOG_LEVEL: 'silent' }), createLogger('tools', 'silent'));
+  client = sessionApi(gateway.base);
+});
+
+afterAll(async () => {
+  await tools?.close();
+  await gateway?.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function newUser(name: string): Promise<string> {
+  const user = await client.api('POST', '/v1/admin/users', TEST_ADMIN_TOKEN, { name });
+  return String((await client.api('POST', `/v1/admin/users/${String(user.json.id)}/keys`, TEST_ADMIN_TOKEN)).json.key);
+}
+
+async function upload(key: string, name?: string): Promise<string> {
+  const archive = tarGz([{ path: 'src/app.py', content: 'print("hello")\n' }, { path: 'README.md', content: '# app\n' }]);
+  const response = await fetch(`${gateway.base}/v1/workspaces${name ? `?name=${encodeURIComponent(name)}` : ''}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/gzip' },
+    body: archive,
+  });
+  expect(response.status).toBe(201);
+  return String(((await response.json()) as { id: string }).id);
+}
+
+describe('workspace lifecycle', () => {
+  it('names workspaces, lists them with size and last use, and renames them', async () => {
+    const key = await newUser('ws-namer');
+    const named = await upload(key, 'my-app');
+    const unnamed = await upload(key);
+    const empty = await client.api('POST', '/v1/workspaces', key, {});
+    expect(empty).toMatchObject({ status: 201, json: { name: 'workspace' } });
+
+    const listed = await client.api('GET', '/v1/workspaces', key);
+    const byId = new Map((listed.json.workspaces as Array<{ id: string }>).map((w) => [w.id, w]));
+    expect(byId.get(named)).toMatchObject({ name: 'my-app', files: 2, bytes: 21, createdAt: expect.any(String), lastUsedAt: expect.any(String) });
+    expect(byId.get(unnamed)).toMatchObject({ name: 'upload' });
+
+    const before = (await client.api('GET', `/v1/workspaces/${named}`, key)).json.lastUsedAt as string;
+    await new Promise((r) => setTimeout(r, 5));
+    await client.api('POST', '/v1/sessions', key, { workspaceId: named, model: 'tiny' });
+    const after = (await client.api('GET', `/v1/workspaces/${named}`, key)).json.lastUsedAt as string;
+    expect(Date.parse(after)).toBeGreaterThan(Date.parse(before));
+
+    expect(await client.api('PATCH', `/v1/workspaces/${named}`, key, { name: 'my-app (old)' })).toMatchObject({ status: 200, json: { id: named, name: 'my-app (old)' } });
+    expect(await client.api('PATCH', `/v1/workspaces/${named}`, key, { name: ' ' })).toMatchObject({ status: 400, json: { error: { message: expect.stringContaining('body.name') } } });
+  });
+
+  it('refuses to delete a workspace while a turn runs in it, then deletes its files and record', async () => {
+    const key = await newUser('ws-deleter');
+    const other = await newUser('ws-intruder');
+    const workspaceId = await upload(key, 'doomed');
+    expect(existsSync(join(dir, workspaceId))).toBe(true);
+    const session = String((await client.api('POST', '/v1/sessions', key, { workspaceId, model: 'tiny' })).json.id);
+    const before = String((await client.api('GET', `/v1/sessions/${session}`, key)).json.lastEventId);
+    const turnId = String((await client.api('POST', `/v1/sessions/${session}/messages`, key, { content: 'go' })).json.turnId);
+
+    const busy = await client.api('DELETE', `/v1/workspaces/${workspaceId}`, key);
+    expect(busy).toMatchObject({ status: 409, json: { error: { code: 'COMMON.CONFLICT', message: expect.stringContaining(session) } } });
+    expect(await client.api('DELETE', `/v1/workspaces/${workspaceId}`, other)).toMatchObject({ status: 404 });
+
+    await client.api('POST', `/v1/sessions/${session}/turns/${turnId}/cancel`, key);
+    await client.follow({ key, sessionId: session, userId: '', workspaceId }, before, ended);
+    expect((await client.api('DELETE', `/v1/workspaces/${workspaceId}`, key)).status).toBe(204);
+    expect(existsSync(join(dir, workspaceId))).toBe(false);
+    expect(await client.api('GET', `/v1/workspaces/${workspaceId}`, key)).toMatchObject({ status: 404 });
+    const listed = await client.api('GET', '/v1/workspaces', key);
+    expect((listed.json.workspaces as Array<{ id: string }>).map((w) => w.id)).not.toContain(workspaceId);
+    // The session and its history stay readable.
+    expect((await client.api('GET', `/v1/sessions/${session}`, key)).status).toBe(200);
+  });
+});
