@@ -201,7 +201,7 @@ describe('gateway over HTTP', () => {
       'tool.called',
       'permission.decided',
       'tool.completed',
-      'message.delta',
+      // The fake model's two deltas arrive within one flush window: one event.
       'message.delta',
       'message.completed',
       'turn.completed',

@@ -9,6 +9,7 @@ import {
   type ToolCall,
 } from '@weft/contracts';
 import { AbortedError, abortable, raceAbort } from './abortable';
+import { DeltaBatcher } from './delta-batcher';
 import { ContextManager } from './context-manager';
 import { type Interruption, LoopGuard } from './loop-guard';
 import type { InferencePort, NotesPort, ThreadRef, ToolOutcome, TurnStore } from './ports';
@@ -189,11 +190,13 @@ export class AgentLoop {
       user: { id: turn.session.ownerId },
       ...(jsonSchema ? { jsonSchema } : {}),
     };
+    const deltas = new DeltaBatcher((delta) => this.emit(turn, spec, { type: 'message.delta', turnId: turn.turnId, text: delta }));
+    let deltaWriteFailure: { error: unknown } | undefined;
     try {
       for await (const chunk of abortable(this.inference.generate(request, stop.signal), stop.signal)) {
         if (chunk.type === 'delta') {
           text += chunk.text;
-          if (chunk.text !== '') await this.emit(turn, spec, { type: 'message.delta', turnId: turn.turnId, text: chunk.text });
+          deltas.push(chunk.text);
         } else {
           result = chunk.result;
         }
@@ -203,7 +206,10 @@ export class AgentLoop {
     } finally {
       clearTimeout(timer);
       turn.cancel.removeEventListener('abort', onCancel);
+      // What streamed so far is written before anything else of the turn, whatever happened.
+      await deltas.close().catch((error: unknown) => (deltaWriteFailure = { error }));
     }
+    if (deltaWriteFailure) throw deltaWriteFailure.error;
     if (stop.signal.aborted) {
       // What the user already saw streaming stays in the history too.
       if (text !== '') await this.store.appendMessage(spec.thread, { role: 'assistant', content: text });

@@ -255,17 +255,17 @@ describe('TurnRunner', () => {
       { deltas: ['All ', 'good.'] },
     ]);
     await t.run();
+    // Deltas that arrive within one flush window are written as one event.
     expect(t.store.types()).toEqual([
       'turn.started',
-      'message.delta',
       'message.delta',
       'tool.called',
       'tool.completed',
       'message.delta',
-      'message.delta',
       'message.completed',
       'turn.completed',
     ]);
+    expect(t.store.events.filter((e) => e.type === 'message.delta').map((e) => e.type === 'message.delta' && e.text)).toEqual(['Let me look.', 'All good.']);
     expect(t.fileCalls).toEqual([{ workspaceId: 'ws_test00001', tool: 'read_file', arguments: { path: 'src/a.ts' } }]);
     expect(t.store.events.at(-1)).toEqual({
       type: 'turn.completed',
