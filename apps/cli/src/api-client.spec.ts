@@ -1,7 +1,8 @@
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { ApiClient, type FetchFn } from './api-client';
+import { ApiClient } from './api-client';
 import { ApiError, ConnectionError, ProtocolError, formatError } from './errors';
+import type { FetchFn } from './gateway-http';
 
 function replying(status: number, body: string, contentType = 'application/json'): FetchFn {
   return async () => new Response(body, { status, headers: { 'content-type': contentType } });
@@ -35,6 +36,14 @@ describe('ApiClient error mapping', () => {
     const body = JSON.stringify({ error: { code: 'AUTH.UNAUTHORIZED', message: 'unknown API key' } });
     const error = await new ApiClient('http://gw', 'k', replying(401, body)).me().catch((caught: unknown) => caught);
     expect(formatError(error)).toBe('error: unknown API key (AUTH.UNAUTHORIZED)\nhint: check the key, or run `weft login` again');
+  });
+
+  it('says when to try again from the Retry-After of a 429', async () => {
+    const body = JSON.stringify({ error: { code: 'QUOTA.EXCEEDED', message: 'over 600 requests per minute' } });
+    const fetchFn: FetchFn = async () => new Response(body, { status: 429, headers: { 'retry-after': '12' } });
+    const error = await new ApiClient('http://gw', 'k', fetchFn).usage({ from: '2026-11-01' }).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ status: 429, retryAfterSeconds: 12 });
+    expect(formatError(error)).toBe('error: over 600 requests per minute (QUOTA.EXCEEDED)\nhint: try again in 12 s');
   });
 
   it('names the URL when the connection is refused', async () => {

@@ -1,10 +1,8 @@
 import { chatMessageSchema, modelInfoSchema } from '@weft/contracts';
 import { z } from 'zod';
-import { ApiError, ConnectionError, ProtocolError } from './errors';
-
-/** Plain requests; uploads and downloads get longer, the event stream gets an idle timer instead. */
-export const REQUEST_TIMEOUT_MS = 30_000;
-export const TRANSFER_TIMEOUT_MS = 10 * 60_000;
+import { myLimitsSchema, myUsageSchema, type MyLimits, type MyUsage, type UsageFilter } from './accounting-schemas';
+import { ProtocolError } from './errors';
+import { GatewayHttp, TRANSFER_TIMEOUT_MS, jsonBody, queryString, type FetchFn } from './gateway-http';
 
 const meSchema = z.object({ id: z.string(), name: z.string() });
 const modelsSchema = z.object({ models: z.array(modelInfoSchema) });
@@ -45,9 +43,6 @@ const chainsSchema = z.object({
 const notesPath = (workspaceId: string) => `/v1/workspaces/${encodeURIComponent(workspaceId)}/notes`;
 const ruleListsSchema = z.object({ allow: z.array(z.string()), ask: z.array(z.string()), deny: z.array(z.string()) });
 const scopeRulesSchema = z.object({ scope: z.string(), rules: ruleListsSchema });
-const wireErrorBodySchema = z.object({
-  error: z.object({ code: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()).optional() }),
-});
 
 export type Me = z.infer<typeof meSchema>;
 export type Models = z.infer<typeof modelsSchema>;
@@ -63,111 +58,116 @@ export interface TurnOptions {
 }
 /** The scopes a user reads rules of; `server` is the admin's. */
 export type RuleScope = { readonly scope: 'user' } | { readonly scope: 'workspace' | 'session'; readonly id: string };
-export type FetchFn = typeof fetch;
 export interface PermissionAnswer {
   readonly decision: 'allow_once' | 'allow_always' | 'deny';
   readonly reason?: string;
 }
 
-interface RequestOptions {
-  body?: RequestInit['body'];
-  contentType?: string;
-  headers?: Record<string, string>;
-  /** Defaults to a REQUEST_TIMEOUT_MS timeout. */
-  signal?: AbortSignal;
-}
-
 /** The gateway's public HTTP API (docs/api.md), one typed method per route the CLI uses. */
 export class ApiClient {
+  private readonly http: GatewayHttp;
+
   constructor(
     readonly baseUrl: string,
-    private readonly key: string,
-    private readonly fetchFn: FetchFn = fetch,
-  ) {}
+    key: string,
+    fetchFn: FetchFn = fetch,
+  ) {
+    this.http = new GatewayHttp(baseUrl, key, fetchFn);
+  }
 
   me(): Promise<Me> {
-    return this.json('GET', '/v1/me', meSchema);
+    return this.http.json('GET', '/v1/me', meSchema);
   }
 
   listModels(): Promise<Models> {
-    return this.json('GET', '/v1/models', modelsSchema);
+    return this.http.json('GET', '/v1/models', modelsSchema);
+  }
+
+  /** The caller's usage per model and UTC day. */
+  usage(filter: UsageFilter = {}): Promise<MyUsage> {
+    return this.http.json('GET', `/v1/me/usage${queryString({ ...filter })}`, myUsageSchema);
+  }
+
+  /** The caller's limits in effect (0: no limit) and the tokens counted towards today's. */
+  limits(): Promise<MyLimits> {
+    return this.http.json('GET', '/v1/me/limits', myLimitsSchema);
   }
 
   async uploadWorkspace(archive: Uint8Array): Promise<string> {
     const body = new Blob([archive as Uint8Array<ArrayBuffer>], { type: 'application/gzip' });
     const signal = AbortSignal.timeout(TRANSFER_TIMEOUT_MS);
-    const { id } = await this.json('POST', '/v1/workspaces', idSchema, { body, contentType: 'application/gzip', signal });
+    const { id } = await this.http.json('POST', '/v1/workspaces', idSchema, { body, contentType: 'application/gzip', signal });
     return id;
   }
 
   /** The workspace as a tar.gz byte stream. */
   async downloadWorkspace(id: string): Promise<ReadableStream<Uint8Array>> {
     const signal = AbortSignal.timeout(TRANSFER_TIMEOUT_MS);
-    const response = await this.send('GET', `/v1/workspaces/${encodeURIComponent(id)}/archive`, { signal });
+    const response = await this.http.send('GET', `/v1/workspaces/${encodeURIComponent(id)}/archive`, { signal });
     if (!response.body) throw new ProtocolError('the gateway sent an empty archive');
     return response.body;
   }
 
   async createSession(input: { workspaceId: string; model: string; title?: string }): Promise<string> {
-    const { id } = await this.json('POST', '/v1/sessions', idSchema, jsonBody(input));
+    const { id } = await this.http.json('POST', '/v1/sessions', idSchema, jsonBody(input));
     return id;
   }
 
   getSession(id: string): Promise<Session> {
-    return this.json('GET', `/v1/sessions/${encodeURIComponent(id)}`, sessionSchema);
+    return this.http.json('GET', `/v1/sessions/${encodeURIComponent(id)}`, sessionSchema);
   }
 
   /** The caller's sessions, newest first, each with a preview of its first message. */
   async listSessions(): Promise<SessionSummary[]> {
-    return (await this.json('GET', '/v1/sessions', sessionListSchema)).sessions;
+    return (await this.http.json('GET', '/v1/sessions', sessionListSchema)).sessions;
   }
 
   permissionRules(target: RuleScope): Promise<ScopeRules> {
     const path = target.scope === 'user' ? '/v1/permissions/user' : `/v1/permissions/${target.scope}/${encodeURIComponent(target.id)}`;
-    return this.json('GET', path, scopeRulesSchema);
+    return this.http.json('GET', path, scopeRulesSchema);
   }
 
   async postMessage(sessionId: string, content: string, options: TurnOptions = {}): Promise<string> {
     const path = `/v1/sessions/${encodeURIComponent(sessionId)}/messages`;
-    const { turnId } = await this.json('POST', path, turnSchema, jsonBody({ content, ...options }));
+    const { turnId } = await this.http.json('POST', path, turnSchema, jsonBody({ content, ...options }));
     return turnId;
   }
 
   /** Starts a chain of the session's workspace (`.weft/chains/<name>.yaml`) with its inputs. */
   async runChain(sessionId: string, name: string, inputs: Readonly<Record<string, string>>): Promise<string> {
     const path = `/v1/sessions/${encodeURIComponent(sessionId)}/chains/${encodeURIComponent(name)}`;
-    const { turnId } = await this.json('POST', path, turnSchema, jsonBody({ inputs }));
+    const { turnId } = await this.http.json('POST', path, turnSchema, jsonBody({ inputs }));
     return turnId;
   }
 
   async listChains(sessionId: string): Promise<ChainListing[]> {
-    const { chains } = await this.json('GET', `/v1/sessions/${encodeURIComponent(sessionId)}/chains`, chainsSchema);
+    const { chains } = await this.http.json('GET', `/v1/sessions/${encodeURIComponent(sessionId)}/chains`, chainsSchema);
     return chains;
   }
 
   /** The workspace's shared notes, oldest first. */
   async listNotes(workspaceId: string): Promise<Note[]> {
-    const { notes } = await this.json('GET', notesPath(workspaceId), notesSchema);
+    const { notes } = await this.http.json('GET', notesPath(workspaceId), notesSchema);
     return notes;
   }
 
   async addNote(workspaceId: string, text: string): Promise<Note> {
-    return this.json('POST', notesPath(workspaceId), noteSchema, jsonBody({ text }));
+    return this.http.json('POST', notesPath(workspaceId), noteSchema, jsonBody({ text }));
   }
 
   async deleteNote(workspaceId: string, noteId: string): Promise<void> {
-    await this.send('DELETE', `${notesPath(workspaceId)}/${encodeURIComponent(noteId)}`, {});
+    await this.http.send('DELETE', `${notesPath(workspaceId)}/${encodeURIComponent(noteId)}`, {});
   }
 
   async clearNotes(workspaceId: string): Promise<number> {
-    const { deleted } = await this.json('DELETE', notesPath(workspaceId), z.object({ deleted: z.number() }));
+    const { deleted } = await this.http.json('DELETE', notesPath(workspaceId), z.object({ deleted: z.number() }));
     return deleted;
   }
 
   /** Answers a permission question the agent is waiting on. */
   async answerPermission(sessionId: string, requestId: string, answer: PermissionAnswer): Promise<void> {
     const path = `/v1/sessions/${encodeURIComponent(sessionId)}/permissions/${encodeURIComponent(requestId)}`;
-    await this.json('POST', path, z.object({ decision: z.string() }), jsonBody(answer));
+    await this.http.json('POST', path, z.object({ decision: z.string() }), jsonBody(answer));
   }
 
   /** Opens the session's SSE stream after `after` (exclusive); the caller owns the body and the signal. */
@@ -175,90 +175,6 @@ export class ApiClient {
     const query = after ? `?after=${encodeURIComponent(after)}` : '';
     const headers: Record<string, string> = { accept: 'text/event-stream' };
     if (after) headers['last-event-id'] = after;
-    return this.send('GET', `/v1/sessions/${encodeURIComponent(sessionId)}/events${query}`, { headers, signal });
+    return this.http.send('GET', `/v1/sessions/${encodeURIComponent(sessionId)}/events${query}`, { headers, signal });
   }
-
-  private async json<T>(method: string, path: string, schema: z.ZodType<T>, options: RequestOptions = {}): Promise<T> {
-    const response = await this.send(method, path, options);
-    const body: unknown = await response.json().catch((error: unknown) => {
-      throw new ProtocolError(`${method} ${path}: the gateway sent a body that is not JSON`, { cause: error });
-    });
-    const parsed = schema.safeParse(body);
-    if (!parsed.success) {
-      throw new ProtocolError(`${method} ${path}: unexpected response from the gateway: ${z.prettifyError(parsed.error)}`);
-    }
-    return parsed.data;
-  }
-
-  private async send(method: string, path: string, options: RequestOptions): Promise<Response> {
-    const url = `${this.baseUrl}${path}`;
-    const headers: Record<string, string> = { authorization: `Bearer ${this.key}`, ...options.headers };
-    if (options.contentType) headers['content-type'] = options.contentType;
-    let response: Response;
-    try {
-      response = await this.fetchFn(url, {
-        method,
-        headers,
-        body: options.body,
-        signal: options.signal ?? AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-      });
-    } catch (error) {
-      throw toTransportError(this.baseUrl, error);
-    }
-    if (!response.ok) throw await toApiError(response);
-    return response;
-  }
-}
-
-function jsonBody(value: unknown): RequestOptions {
-  return { body: JSON.stringify(value), contentType: 'application/json' };
-}
-
-/** Maps a non-2xx response to an ApiError, keeping the gateway's code when it sent one. */
-export async function toApiError(response: Response): Promise<ApiError> {
-  const text = await response.text().catch(() => '');
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = undefined; // not JSON: a proxy's HTML page, say; fall back to the status line
-  }
-  const parsed = wireErrorBodySchema.safeParse(body);
-  if (parsed.success) {
-    const { code, message, details } = parsed.data.error;
-    return new ApiError(response.status, code, message, details);
-  }
-  const message = text.trim().slice(0, 200) || response.statusText || 'request failed';
-  return new ApiError(response.status, `HTTP_${response.status}`, message);
-}
-
-/** A user's abort passes through untouched; everything else is the gateway being unreachable. */
-export function toTransportError(baseUrl: string, error: unknown): Error {
-  if (error instanceof Error && error.name === 'AbortError') return error;
-  if (error instanceof Error && error.name === 'TimeoutError') {
-    return new ConnectionError(baseUrl, 'the request timed out', { cause: error });
-  }
-  const code = causeCode(error);
-  const reason =
-    code === 'ECONNREFUSED'
-      ? 'connection refused (is the gateway running?)'
-      : code === 'ENOTFOUND' || code === 'EAI_AGAIN'
-        ? 'unknown host'
-        : code
-          ? code
-          : error instanceof Error
-            ? error.message
-            : String(error);
-  return new ConnectionError(baseUrl, reason, { cause: error });
-}
-
-function causeCode(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
-    const code = (current as NodeJS.ErrnoException).code;
-    if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return code;
-    // fetch puts the socket error in `cause`; a refused dual-stack connect nests an AggregateError
-    current = current instanceof AggregateError ? current.errors[0] : current.cause;
-  }
-  return undefined;
 }

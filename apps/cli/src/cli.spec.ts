@@ -1,55 +1,21 @@
-import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
+import { join } from 'node:path';
 import { list } from 'tar';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { buildCli, weft } from './testing/built-cli';
 import { askingTurn, completedTurn, failedTurn } from './testing/fixtures';
 import { startStubGateway, type StubGateway } from './testing/stub-gateway';
 
-const run = promisify(execFile);
-const APP = resolve(__dirname, '..');
-const ROOT = resolve(APP, '../..');
-const MAIN = join(APP, 'dist/main.js');
-const SWC = join(ROOT, 'node_modules/@swc/cli/bin/swc.js');
 const KEY = 'weft_test';
-
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Builds what `nx build cli` builds, so the test runs the real `bin`. */
-async function build(project: string, ignore: string[] = []): Promise<void> {
-  const args = [SWC, 'src', '-d', 'dist', '--strip-leading-paths', '--config-file', '../../.swcrc', ...ignore.flatMap((glob) => ['--ignore', glob])];
-  await run(process.execPath, args, { cwd: join(ROOT, project) });
-}
-
-function weft(args: string[], env: Record<string, string>, input?: string): Promise<Result> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [MAIN, ...args], { env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', fail);
-    child.on('close', (code) => done({ code: code ?? -1, stdout, stderr }));
-    child.stdin.end(input ?? '');
-  });
-}
 
 describe('the weft command', () => {
   let gateway: StubGateway | undefined;
   let home: string;
   let env: Record<string, string>;
 
-  beforeAll(async () => {
-    if (!existsSync(join(ROOT, 'libs/contracts/dist/index.js'))) await build('libs/contracts');
-    await build('apps/cli', ['src/testing/**,src/**/*.spec.ts']);
-  }, 60_000);
+  beforeAll(buildCli, 60_000);
 
   beforeEach(async () => {
     home = await mkdtemp(join(tmpdir(), 'weft-cli-e2e-'));
@@ -84,7 +50,7 @@ describe('the weft command', () => {
   it('prints help with every command', async () => {
     const result = await weft(['--help'], env);
     expect(result.code).toBe(0);
-    for (const command of ['login', 'models', 'workspace', 'run', 'chat']) expect(result.stdout).toContain(command);
+    for (const command of ['login', 'models', 'workspace', 'run', 'chat', 'usage', 'admin']) expect(result.stdout).toContain(command);
   });
 
   it('tells you to log in first', async () => {

@@ -13,6 +13,8 @@ export interface CliEnv {
   readonly HOME?: string;
   readonly WEFT_URL?: string;
   readonly WEFT_KEY?: string;
+  /** The gateway's admin credential, for `weft admin`. */
+  readonly WEFT_ADMIN_TOKEN?: string;
   readonly NO_COLOR?: string;
 }
 
@@ -65,4 +67,11 @@ export async function resolveCredentials(store: ConfigStore, env: CliEnv): Promi
   const key = env.WEFT_KEY || saved?.key;
   if (!url || !key) throw new NotLoggedInError();
   return { url: normalizeUrl(url), key };
+}
+
+/** The gateway alone, for `weft admin`: `explicit` (`--url`), WEFT_URL, then the saved login's URL. */
+export async function resolveGatewayUrl(store: ConfigStore, env: CliEnv, explicit?: string): Promise<string> {
+  const url = explicit || env.WEFT_URL || (await store.load())?.url;
+  if (!url) throw new UsageError('no gateway URL: pass --url <gateway>, set WEFT_URL, or run `weft login` once');
+  return normalizeUrl(url);
 }

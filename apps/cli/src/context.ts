@@ -1,5 +1,7 @@
+import { AdminClient } from './admin-client';
 import { ApiClient } from './api-client';
-import { ConfigStore, resolveCredentials, type CliEnv } from './config-store';
+import { ConfigStore, resolveCredentials, resolveGatewayUrl, type CliEnv } from './config-store';
+import { UsageError } from './errors';
 import { colorsFor, type Colors } from './render';
 
 export interface TerminalStream {
@@ -35,4 +37,16 @@ export function status(ctx: CliContext, text: string): void {
 export async function connect(ctx: CliContext): Promise<ApiClient> {
   const { url, key } = await resolveCredentials(new ConfigStore(ctx.env), ctx.env);
   return new ApiClient(url, key);
+}
+
+/** `weft admin`'s own options; each falls back to the environment (and the URL to the saved login). */
+export interface AdminTarget {
+  readonly adminToken?: string;
+  readonly url?: string;
+}
+
+export async function connectAdmin(ctx: CliContext, target: AdminTarget): Promise<AdminClient> {
+  const token = target.adminToken || ctx.env.WEFT_ADMIN_TOKEN;
+  if (!token) throw new UsageError('no admin token: pass --admin-token <token> or set WEFT_ADMIN_TOKEN');
+  return new AdminClient(await resolveGatewayUrl(new ConfigStore(ctx.env), ctx.env, target.url), token);
 }

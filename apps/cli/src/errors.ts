@@ -13,9 +13,22 @@ export class ApiError extends CliError {
     readonly code: string,
     message: string,
     readonly details?: Record<string, unknown>,
+    /** From `Retry-After`, e.g. on a 429 `QUOTA.EXCEEDED`. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = 'ApiError';
+  }
+}
+
+/** An admin command's token was refused: the user's key hint would mislead here. */
+export class AdminTokenRefusedError extends CliError {
+  constructor(
+    readonly code: string,
+    reason: string,
+  ) {
+    super(`the gateway refused the admin token (${reason}): pass its WEFT_ADMIN_TOKEN with --admin-token or in WEFT_ADMIN_TOKEN`);
+    this.name = 'AdminTokenRefusedError';
   }
 }
 
@@ -64,8 +77,13 @@ export class UsageError extends CliError {
 
 export function formatError(error: unknown): string {
   if (error instanceof CliError) {
-    const hint = error instanceof ApiError && error.status === 401 ? '\nhint: check the key, or run `weft login` again' : '';
-    return `error: ${error.message}${error.code ? ` (${error.code})` : ''}${hint}`;
+    return `error: ${error.message}${error.code ? ` (${error.code})` : ''}${error instanceof ApiError ? hintFor(error) : ''}`;
   }
   return `error: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+function hintFor(error: ApiError): string {
+  if (error.status === 401) return '\nhint: check the key, or run `weft login` again';
+  if (error.retryAfterSeconds !== undefined) return `\nhint: try again in ${error.retryAfterSeconds} s`;
+  return '';
 }

@@ -1,9 +1,11 @@
 import { Command, CommanderError } from 'commander';
+import { adminCommand } from './commands/admin';
 import { chainCommand } from './commands/chain';
 import { chatCommand } from './commands/chat';
 import { loginCommand } from './commands/login';
 import { modelsCommand } from './commands/models';
 import { runCommand } from './commands/run';
+import { usageCommand } from './commands/usage';
 import { workspaceCommand } from './commands/workspace';
 import { errColors, type CliContext } from './context';
 import { formatError } from './errors';
@@ -24,6 +26,8 @@ export function createProgram(ctx: CliContext): Command {
     .addCommand(runCommand(ctx))
     .addCommand(chatCommand(ctx))
     .addCommand(chainCommand(ctx))
+    .addCommand(usageCommand(ctx))
+    .addCommand(adminCommand(ctx))
     .addHelpText('after', '\nStart with: weft login --url <gateway> --key <key>');
 }
 

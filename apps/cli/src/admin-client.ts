@@ -1,0 +1,96 @@
+import { z } from 'zod';
+import { allUsageSchema, userLimitsSchema, type AllUsage, type LimitOverrides, type UsageFilter, type UserLimits } from './accounting-schemas';
+import { AdminTokenRefusedError, ApiError } from './errors';
+import { GatewayHttp, jsonBody, queryString, type FetchFn, type RequestOptions } from './gateway-http';
+
+const keySchema = z.object({
+  id: z.string(),
+  name: z.string().nullable(),
+  prefix: z.string(),
+  createdAt: z.string(),
+  expiresAt: z.string().nullable(),
+  lastUsedAt: z.string().nullable(),
+});
+const userSchema = z.object({ id: z.string(), name: z.string(), createdAt: z.string(), disabled: z.boolean(), keys: z.array(keySchema) });
+const usersSchema = z.object({ users: z.array(userSchema) });
+const createdUserSchema = z.object({ id: z.string(), name: z.string() });
+const updatedUserSchema = userSchema.extend({ cancelledTurns: z.number() });
+const createdKeySchema = keySchema.extend({ key: z.string() });
+
+export type AdminUser = z.infer<typeof userSchema>;
+export type AdminKey = z.infer<typeof keySchema>;
+export type CreatedKey = z.infer<typeof createdKeySchema>;
+export type UpdatedUser = z.infer<typeof updatedUserSchema>;
+
+const userPath = (userId: string) => `/v1/admin/users/${encodeURIComponent(userId)}`;
+
+/** The gateway's admin routes (docs/api.md, "Admin"), with WEFT_ADMIN_TOKEN as the bearer. */
+export class AdminClient {
+  private readonly http: GatewayHttp;
+
+  constructor(
+    readonly baseUrl: string,
+    adminToken: string,
+    fetchFn: FetchFn = fetch,
+  ) {
+    this.http = new GatewayHttp(baseUrl, adminToken, fetchFn);
+  }
+
+  async listUsers(): Promise<AdminUser[]> {
+    return (await this.json('GET', '/v1/admin/users', usersSchema)).users;
+  }
+
+  getUser(userId: string): Promise<AdminUser> {
+    return this.json('GET', userPath(userId), userSchema);
+  }
+
+  /** 409 `COMMON.CONFLICT` when the name is taken. */
+  createUser(name: string): Promise<{ id: string; name: string }> {
+    return this.json('POST', '/v1/admin/users', createdUserSchema, jsonBody({ name }));
+  }
+
+  /** Disabling refuses the user's keys and cancels their running turns. */
+  setDisabled(userId: string, disabled: boolean): Promise<UpdatedUser> {
+    return this.json('PATCH', userPath(userId), updatedUserSchema, jsonBody({ disabled }));
+  }
+
+  /** The answer holds the key itself, which the gateway never shows again. */
+  createKey(userId: string, input: { name?: string; expiresAt?: string }): Promise<CreatedKey> {
+    return this.json('POST', `${userPath(userId)}/keys`, createdKeySchema, jsonBody(input));
+  }
+
+  async revokeKey(userId: string, keyId: string): Promise<void> {
+    await this.guard(() => this.http.send('DELETE', `${userPath(userId)}/keys/${encodeURIComponent(keyId)}`, {}));
+  }
+
+  limits(userId: string): Promise<UserLimits> {
+    return this.json('GET', `${userPath(userId)}/limits`, userLimitsSchema);
+  }
+
+  /** Replaces the user's overrides; `{}` puts them back on the server defaults. */
+  replaceLimits(userId: string, overrides: LimitOverrides): Promise<UserLimits> {
+    return this.json('PUT', `${userPath(userId)}/limits`, userLimitsSchema, jsonBody(overrides));
+  }
+
+  usage(filter: UsageFilter & { user?: string }): Promise<AllUsage> {
+    return this.json('GET', `/v1/admin/usage${queryString({ ...filter })}`, allUsageSchema);
+  }
+
+  /** The same rows as CSV, header first, as the gateway writes it. */
+  usageCsv(filter: UsageFilter & { user?: string }): Promise<string> {
+    return this.guard(() => this.http.text('GET', `/v1/admin/usage${queryString({ ...filter, format: 'csv' })}`));
+  }
+
+  private json<T>(method: string, path: string, schema: z.ZodType<T>, options?: RequestOptions): Promise<T> {
+    return this.guard(() => this.http.json(method, path, schema, options));
+  }
+
+  private async guard<T>(request: () => Promise<T>): Promise<T> {
+    try {
+      return await request();
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 401) throw new AdminTokenRefusedError(error.code, error.message);
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,74 @@
+import type { Command } from 'commander';
+import type { AdminKey, AdminUser, UpdatedUser } from '../admin-client';
+import { outColors, status, type CliContext } from '../context';
+import { tableText } from '../table';
+import type { AdminConnect } from './admin';
+
+/** `2026-11-03 14:05` (UTC), or `never` / `-` for a missing time. */
+export function shortTime(iso: string | null, missing = '-'): string {
+  return iso ? iso.slice(0, 16).replace('T', ' ') : missing;
+}
+
+/** `users`, `user`, `create-user`, `disable`, `enable`. */
+export function addUserCommands(admin: Command, ctx: CliContext, connect: AdminConnect): void {
+  admin
+    .command('users')
+    .description('every user, with their number of keys and when a key of theirs was last used (UTC)')
+    .action(async () => {
+      const users = await (await connect()).listUsers();
+      const c = outColors(ctx);
+      if (users.length === 0) {
+        ctx.stdout.write(c.dim('no users\n'));
+        return;
+      }
+      const rows = users.map((user) => [user.name, user.id, user.disabled ? 'yes' : 'no', String(user.keys.length), shortTime(lastKeyUse(user.keys), 'never')]);
+      ctx.stdout.write(tableText([{ header: 'name' }, { header: 'id' }, { header: 'disabled' }, { header: 'keys', align: 'right' }, { header: 'last key use' }], rows, c));
+    });
+  admin
+    .command('user')
+    .description("one user and their keys (never the keys themselves: a key's prefix)")
+    .argument('<userId>', 'usr_…')
+    .action(async (userId: string) => writeUser(ctx, await (await connect()).getUser(userId)));
+  admin
+    .command('create-user')
+    .description('create a user; prints their id (names are unique)')
+    .argument('<name>', 'a name, unique on this gateway')
+    .action(async (name: string) => {
+      const user = await (await connect()).createUser(name);
+      ctx.stdout.write(`${user.id}\n`);
+      status(ctx, `created user ${user.name}: give them a key with \`weft admin create-key ${user.id}\``);
+    });
+  admin
+    .command('disable')
+    .description("refuse the user's keys from now on and cancel their running turns; nothing is deleted")
+    .argument('<userId>', 'usr_…')
+    .action(async (userId: string) => writeUpdated(ctx, await (await connect()).setDisabled(userId, true)));
+  admin
+    .command('enable')
+    .description("let a disabled user's keys in again")
+    .argument('<userId>', 'usr_…')
+    .action(async (userId: string) => writeUpdated(ctx, await (await connect()).setDisabled(userId, false)));
+}
+
+function lastKeyUse(keys: readonly AdminKey[]): string | null {
+  return keys.reduce<string | null>((last, key) => (key.lastUsedAt && (!last || key.lastUsedAt > last) ? key.lastUsedAt : last), null);
+}
+
+function writeUser(ctx: CliContext, user: AdminUser): void {
+  const c = outColors(ctx);
+  ctx.stdout.write(`${c.bold(user.name)}  ${user.id}${user.disabled ? `  ${c.red('disabled')}` : ''}\n`);
+  ctx.stdout.write(c.dim(`created ${shortTime(user.createdAt)} (UTC)\n`));
+  if (user.keys.length === 0) {
+    ctx.stdout.write(c.dim('no keys\n'));
+    return;
+  }
+  const rows = user.keys.map((key) => [key.id, key.name ?? '-', key.prefix, shortTime(key.createdAt), shortTime(key.expiresAt, 'never'), shortTime(key.lastUsedAt, 'never')]);
+  ctx.stdout.write(tableText(['key', 'name', 'prefix', 'created', 'expires', 'last used'].map((header) => ({ header })), rows, c));
+}
+
+function writeUpdated(ctx: CliContext, user: UpdatedUser): void {
+  const c = outColors(ctx);
+  const turns = `${user.cancelledTurns} running turn${user.cancelledTurns === 1 ? '' : 's'} cancelled`;
+  const outcome = user.disabled ? `disabled ${c.bold(user.name)} (${user.id}): their keys are refused; ${turns}` : `enabled ${c.bold(user.name)} (${user.id}): their keys work again`;
+  ctx.stdout.write(`${c.green('✓')} ${outcome}\n`);
+}

@@ -1,0 +1,57 @@
+import { execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const APP = resolve(__dirname, '../..');
+const ROOT = resolve(APP, '../..');
+/**
+ * Each test file builds into a folder of its own (under the ignored dist/): two files building at
+ * once must not run a main.js the other is rewriting.
+ */
+const OUT = `dist/test-${randomBytes(4).toString('hex')}`;
+const MAIN = join(APP, OUT, 'main.js');
+const SWC = join(ROOT, 'node_modules/@swc/cli/bin/swc.js');
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Builds what `nx build cli` builds (and the contracts it needs), so a test runs the real `bin`. */
+export async function buildCli(): Promise<void> {
+  if (!existsSync(join(ROOT, 'libs/contracts/dist/index.js'))) await build('libs/contracts');
+  await build('apps/cli', ['src/testing/**,src/**/*.spec.ts,src/**/*.int-spec.ts'], OUT);
+  removeStaleBuilds();
+}
+
+/** Test builds older than an hour: a worker stopped by the runner leaves its folder behind. */
+function removeStaleBuilds(): void {
+  const dist = join(APP, 'dist');
+  for (const name of readdirSync(dist)) {
+    const path = join(dist, name);
+    if (name.startsWith('test-') && Date.now() - statSync(path).mtimeMs > 3_600_000) rmSync(path, { recursive: true, force: true });
+  }
+}
+
+async function build(project: string, ignore: string[] = [], out = 'dist'): Promise<void> {
+  const args = [SWC, 'src', '-d', out, '--strip-leading-paths', '--config-file', '../../.swcrc', ...ignore.flatMap((glob) => ['--ignore', glob])];
+  await run(process.execPath, args, { cwd: join(ROOT, project) });
+}
+
+/** Runs the built `weft` with only `env` (and PATH, NO_COLOR) set, `input` on stdin. */
+export function weft(args: string[], env: Record<string, string>, input?: string): Promise<CliResult> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, [MAIN, ...args], { env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', fail);
+    child.on('close', (code) => done({ code: code ?? -1, stdout, stderr }));
+    child.stdin.end(input ?? '');
+  });
+}
