@@ -8,6 +8,7 @@ import { loadConfig, toolsConfigSchema } from '@weft/config';
 import { type GenerateChunk, Routes, type StoredSessionEvent } from '@weft/contracts';
 import { createLogger } from '@weft/logging';
 import { Observable } from 'rxjs';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type GatewayUnderTest, TEST_ADMIN_TOKEN, startGatewayUnderTest } from '../apps/gateway/src/test/gateway-under-test';
 import { sessionApi } from '../apps/gateway/src/test/session-api';
@@ -115,5 +116,47 @@ describe('workspace lifecycle', () => {
     expect((listed.json.workspaces as Array<{ id: string }>).map((w) => w.id)).not.toContain(workspaceId);
     // The session and its history stay readable.
     expect((await client.api('GET', `/v1/sessions/${session}`, key)).status).toBe(200);
+  });
+});
+
+describe('deleting a user', () => {
+  it("removes what they owned (sessions, workspaces and their files, notes, rules, instructions, keys) and nothing of anyone else's", async () => {
+    const admin = (method: string, path: string, body?: unknown) => client.api(method, path, TEST_ADMIN_TOKEN, body);
+    const leaving = await client.api('POST', '/v1/admin/users', TEST_ADMIN_TOKEN, { name: 'Leaving Dev' });
+    const leavingId = String(leaving.json.id);
+    const key = String((await admin('POST', `/v1/admin/users/${leavingId}/keys`)).json.key);
+    const staying = await newUser('staying-dev');
+    const mine = await upload(key, 'mine');
+    const theirs = await upload(staying, 'theirs');
+    const session = String((await client.api('POST', '/v1/sessions', key, { workspaceId: mine, model: 'tiny' })).json.id);
+    const theirSession = String((await client.api('POST', '/v1/sessions', staying, { workspaceId: theirs, model: 'tiny' })).json.id);
+    expect((await client.api('POST', `/v1/workspaces/${mine}/notes`, key, { text: 'tests run with make test' })).status).toBe(201);
+    expect((await client.api('PUT', '/v1/permissions/user', key, { allow: ['Bash(make test)'], ask: [], deny: [] })).status).toBe(200);
+    expect((await client.api('PUT', `/v1/permissions/workspace/${mine}`, key, { allow: ['Bash(make)'], ask: [], deny: [] })).status).toBe(200);
+    expect((await client.api('PUT', '/v1/me/instructions', key, { content: 'Answer in French.' })).status).toBe(200);
+
+    const unconfirmed = await admin('DELETE', `/v1/admin/users/${leavingId}`, { confirm: 'leaving dev' });
+    expect(unconfirmed).toMatchObject({ status: 400, json: { error: { message: expect.stringContaining('{"confirm": "Leaving Dev"}') } } });
+    expect((await client.api('GET', '/v1/me', key)).status).toBe(200);
+
+    const deleted = await admin('DELETE', `/v1/admin/users/${leavingId}`, { confirm: 'Leaving Dev' });
+    expect(deleted).toMatchObject({ status: 200, json: { id: leavingId, sessions: 1, workspaces: 1, keys: 1 } });
+    expect((await client.api('GET', '/v1/me', key)).status).toBe(401);
+    expect(await admin('GET', `/v1/admin/users/${leavingId}`)).toMatchObject({ status: 404 });
+    expect(existsSync(join(dir, mine))).toBe(false);
+
+    const redis = new Redis(gateway.redisUrl);
+    try {
+      const left = (await redis.keys(`${gateway.redisKeyPrefix}*`)).filter((k) => [leavingId, mine, session].some((id) => k.includes(id)));
+      expect(left).toEqual([]);
+    } finally {
+      redis.disconnect();
+    }
+
+    expect(existsSync(join(dir, theirs))).toBe(true);
+    expect((await client.api('GET', `/v1/sessions/${theirSession}`, staying)).status).toBe(200);
+    expect((await client.api('GET', `/v1/workspaces/${theirs}`, staying)).json).toMatchObject({ name: 'theirs', files: 2 });
+    // The name is free again.
+    expect((await admin('POST', '/v1/admin/users', { name: 'Leaving Dev' })).status).toBe(201);
   });
 });

@@ -16,11 +16,13 @@ const usersSchema = z.object({ users: z.array(userSchema) });
 const createdUserSchema = z.object({ id: z.string(), name: z.string() });
 const updatedUserSchema = userSchema.extend({ cancelledTurns: z.number() });
 const createdKeySchema = keySchema.extend({ key: z.string() });
+const deletedUserSchema = z.object({ id: z.string(), name: z.string(), sessions: z.number(), workspaces: z.number(), keys: z.number() });
 
 export type AdminUser = z.infer<typeof userSchema>;
 export type AdminKey = z.infer<typeof keySchema>;
 export type CreatedKey = z.infer<typeof createdKeySchema>;
 export type UpdatedUser = z.infer<typeof updatedUserSchema>;
+export type DeletedUser = z.infer<typeof deletedUserSchema>;
 
 const userPath = (userId: string) => `/v1/admin/users/${encodeURIComponent(userId)}`;
 
@@ -52,6 +54,11 @@ export class AdminClient {
   /** Disabling refuses the user's keys and cancels their running turns. */
   setDisabled(userId: string, disabled: boolean): Promise<UpdatedUser> {
     return this.json('PATCH', userPath(userId), updatedUserSchema, jsonBody({ disabled }));
+  }
+
+  /** Everything the user owns goes with them; `confirm` repeats their name. */
+  deleteUser(userId: string, confirm: string): Promise<DeletedUser> {
+    return this.json('DELETE', userPath(userId), deletedUserSchema, jsonBody({ confirm }));
   }
 
   /** The answer holds the key itself, which the gateway never shows again. */

@@ -217,4 +217,17 @@ describe('weft admin', () => {
       `${today()},${f.userId},tiny,1,1,7,0,7,3,0`,
     ]);
   });
+
+  it('deletes a user only with their name typed again, and says what went with them', async () => {
+    const f = await fixtureWithTurn(`leaving-${runId}`);
+    const { json } = await client.api('GET', '/v1/me', f.key);
+    const name = String(json.name);
+    const wrong = await admin('delete-user', f.userId, '--confirm', 'someone else');
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain(`{"confirm": "${name}"}`);
+    const deleted = await admin('delete-user', f.userId, '--confirm', name);
+    expect(deleted.code, deleted.stderr).toBe(0);
+    expect(deleted.stdout).toContain(`deleted ${name} (${f.userId}): 1 sessions, 1 workspaces, 1 keys`);
+    expect((await client.api('GET', '/v1/me', f.key)).status).toBe(401);
+  });
 });

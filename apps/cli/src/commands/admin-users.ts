@@ -9,7 +9,7 @@ export function shortTime(iso: string | null, missing = '-'): string {
   return iso ? iso.slice(0, 16).replace('T', ' ') : missing;
 }
 
-/** `users`, `user`, `create-user`, `disable`, `enable`. */
+/** `users`, `user`, `create-user`, `disable`, `enable`, `delete-user`. */
 export function addUserCommands(admin: Command, ctx: CliContext, connect: AdminConnect): void {
   admin
     .command('users')
@@ -48,6 +48,16 @@ export function addUserCommands(admin: Command, ctx: CliContext, connect: AdminC
     .description("let a disabled user's keys in again")
     .argument('<userId>', 'usr_…')
     .action(async (userId: string) => writeUpdated(ctx, await (await connect()).setDisabled(userId, false)));
+  admin
+    .command('delete-user')
+    .description('delete a user and everything they own: sessions, workspaces, notes, rules, keys (usage figures stay)')
+    .argument('<userId>', 'usr_…')
+    .requiredOption('--confirm <name>', "the user's name, typed again")
+    .action(async (userId: string, options: { confirm: string }) => {
+      const deleted = await (await connect()).deleteUser(userId, options.confirm);
+      const c = outColors(ctx);
+      ctx.stdout.write(`${c.green('✓')} deleted ${c.bold(deleted.name)} (${deleted.id}): ${deleted.sessions} sessions, ${deleted.workspaces} workspaces, ${deleted.keys} keys\n`);
+    });
 }
 
 function lastKeyUse(keys: readonly AdminKey[]): string | null {

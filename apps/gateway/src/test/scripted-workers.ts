@@ -117,6 +117,12 @@ class ScriptedWorkersController {
     return { files: 0, bytes: 0 };
   }
 
+  @MessagePattern(Routes.toolsDeleteWorkspace.subject)
+  deleteWorkspace(@Payload() request: { workspaceId: string }) {
+    for (const key of [...scriptedWorld.files.keys()]) if (key.startsWith(`${request.workspaceId}:`)) scriptedWorld.files.delete(key);
+    return { removed: true };
+  }
+
   @MessagePattern(Routes.toolsReadPath.subject)
   readPath(@Payload() request: { workspaceId: string; path: string }): ReadPathResult {
     const content = scriptedWorld.files.get(`${request.workspaceId}:${request.path}`);

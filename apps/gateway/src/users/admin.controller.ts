@@ -6,9 +6,11 @@ import { ZodValidationPipe } from '../common/zod-validation.pipe';
 import {
   type CreateKeyBody,
   type CreateUserBody,
+  type DeleteUserBody,
   type UpdateUserBody,
   createKeyBodySchema,
   createUserBodySchema,
+  deleteUserBodySchema,
   updateUserBodySchema,
 } from './users.schemas';
 import { UsersService } from './users.service';
@@ -40,6 +42,11 @@ export class AdminController {
   @Patch(':id')
   update(@Param('id', userIdPipe) userId: string, @Body(new ZodValidationPipe(updateUserBodySchema)) body: UpdateUserBody) {
     return this.users.setDisabled(userId, body.disabled);
+  }
+
+  @Delete(':id')
+  delete(@Param('id', userIdPipe) userId: string, @Body(new ZodValidationPipe(deleteUserBodySchema)) body: DeleteUserBody) {
+    return this.users.delete(userId, body.confirm);
   }
 
   @Post(':id/keys')

@@ -1,9 +1,15 @@
 import { Module } from '@nestjs/common';
 import { TurnControlModule } from '../agent/turn-control.module';
 import { SessionsModule } from '../sessions/sessions.module';
+import { WorkspacesModule } from '../workspaces/workspaces.module';
+import { UserDeletion } from './user-deletion';
 import { AdminController } from './admin.controller';
 import { MeController } from './me.controller';
 import { UsersService } from './users.service';
 
-@Module({ imports: [SessionsModule, TurnControlModule], controllers: [AdminController, MeController], providers: [UsersService] })
+@Module({
+  imports: [SessionsModule, WorkspacesModule, TurnControlModule],
+  controllers: [AdminController, MeController],
+  providers: [UsersService, UserDeletion],
+})
 export class UsersModule {}

@@ -21,3 +21,7 @@ export const createKeyBodySchema = z
   .optional()
   .transform((body) => body ?? {});
 export type CreateKeyBody = z.infer<typeof createKeyBodySchema>;
+
+/** The user's name, typed again: deleting a user removes everything they own. */
+export const deleteUserBodySchema = z.strictObject({ confirm: z.string() });
+export type DeleteUserBody = z.infer<typeof deleteUserBodySchema>;

@@ -5,6 +5,7 @@ import { generateApiKey, hashApiKey } from '../auth/key-hash';
 import { TurnCancellation } from '../agent/turn-cancellation';
 import { newId } from '../common/ids';
 import { SessionsRepository } from '../sessions/sessions.repository';
+import { type DeletedUser, UserDeletion } from './user-deletion';
 import type { CreateKeyBody, CreateUserBody } from './users.schemas';
 import { type User, UsersRepository } from './users.repository';
 
@@ -27,6 +28,7 @@ export class UsersService {
     private readonly apiKeys: ApiKeysRepository,
     private readonly sessions: SessionsRepository,
     private readonly cancellation: TurnCancellation,
+    private readonly deletion: UserDeletion,
   ) {}
 
   async create(body: CreateUserBody): Promise<{ id: string; name: string }> {
@@ -60,6 +62,19 @@ export class UsersService {
       }
     }
     return { ...(await this.get(userId)), cancelledTurns };
+  }
+
+  /**
+   * Deletes the user and everything they own; `confirm` must repeat their name. They are disabled
+   * first, so their keys stop and their turns are cancelled before anything is removed.
+   */
+  async delete(userId: string, confirm: string): Promise<DeletedUser> {
+    const user = await this.found(userId);
+    if (confirm !== user.name) {
+      throw new AppError(ErrorCode.ValidationFailed, `To delete user ${userId}, send {"confirm": "${user.name}"}: their sessions, workspaces, notes, rules and keys go with them`);
+    }
+    await this.setDisabled(userId, true);
+    return this.deletion.delete(user);
   }
 
   /** The key is returned here, once; only its hash is kept. */

@@ -72,6 +72,11 @@ export class WorkspacesService {
     return quotaLeft(this.config.WORKSPACE_QUOTA_BYTES, await this.files.usedBytes(owned.map((w) => w.id)));
   }
 
+  /** The ids of the owner's workspaces, newest first. */
+  async ids(ownerId: string): Promise<string[]> {
+    return (await this.workspaces.listOwned(ownerId)).map((w) => w.id);
+  }
+
   /** Newest first, each with its size on disk. */
   async list(ownerId: string) {
     const workspaces = await this.workspaces.listOwned(ownerId);
