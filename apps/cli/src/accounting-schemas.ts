@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /** The counters of a usage row, in the gateway's order (docs/api.md, "Admin"). */
-export const USAGE_METRICS = ['turns', 'generations', 'promptTokens', 'cachedTokens', 'evaluatedTokens', 'completionTokens', 'toolCalls'] as const;
+export const USAGE_METRICS = ['turns', 'generations', 'promptTokens', 'cachedTokens', 'evaluatedTokens', 'completionTokens', 'toolCalls', 'sandboxRuns', 'sandboxMs'] as const;
 export type UsageMetric = (typeof USAGE_METRICS)[number];
 
 const metrics = Object.fromEntries(USAGE_METRICS.map((metric) => [metric, z.number()])) as Record<UsageMetric, z.ZodNumber>;
@@ -13,7 +13,13 @@ export const myUsageSchema = z.object({ from: z.string(), to: z.string(), totals
 export const allUsageSchema = myUsageSchema.extend({ rows: z.array(userUsageRowSchema) });
 
 /** 0 turns a quota off. */
-export const limitsSchema = z.object({ weight: z.number(), requestsPerMinute: z.number(), concurrentTurns: z.number(), tokensPerDay: z.number() });
+export const limitsSchema = z.object({
+  weight: z.number(),
+  requestsPerMinute: z.number(),
+  concurrentTurns: z.number(),
+  tokensPerDay: z.number(),
+  sandboxSecondsPerDay: z.number(),
+});
 export const myLimitsSchema = z.object({ limits: limitsSchema, tokensUsedToday: z.number() });
 export const userLimitsSchema = z.object({
   userId: z.string(),

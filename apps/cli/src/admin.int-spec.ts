@@ -58,11 +58,11 @@ describe('weft usage', () => {
     expect(result.code, result.stderr).toBe(0);
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^usage from \d{4}-\d{2}-\d{2} to \d{4}-\d{2}-\d{2} \(UTC days\)$/);
-    expect(cells(lines[1])).toEqual(['date', 'model', 'turns', 'generations', 'prompt', 'cached', 'evaluated', 'completion', 'tool calls']);
-    expect(cells(lines[2])).toEqual([today(), 'tiny', '1', '1', '7', '0', '7', '3', '0']);
-    expect(cells(lines[3])).toEqual(['total', '1', '1', '7', '0', '7', '3', '0']);
+    expect(cells(lines[1])).toEqual(['date', 'model', 'turns', 'generations', 'prompt', 'cached', 'evaluated', 'completion', 'tool calls', 'sandbox runs', 'sandbox ms']);
+    expect(cells(lines[2])).toEqual([today(), 'tiny', '1', '1', '7', '0', '7', '3', '0', '0', '0']);
+    expect(cells(lines[3])).toEqual(['total', '1', '1', '7', '0', '7', '3', '0', '0', '0']);
     expect(lines[2]?.length).toBe(lines[1]?.length); // the counts are right-aligned under their headers
-    expect(lines[4]).toBe('limits: 600 requests/min · 8 concurrent turns · tokens/day unlimited · weight 1 · 10 tokens used today');
+    expect(lines[4]).toBe('limits: 600 requests/min · 8 concurrent turns · tokens/day unlimited · sandbox s/day unlimited · weight 1 · 10 tokens used today');
   });
 
   it('filters by model and day, and prints the JSON with --json', async () => {
@@ -191,7 +191,7 @@ describe('weft admin', () => {
     expect(cells(lineWith(merged.stdout, 'concurrent turns'))).toEqual(['concurrent turns', '8', '2', '2']);
     expect(cells(lineWith(merged.stdout, 'weight'))).toEqual(['weight', '1', '3', '3']);
     expect(cells(lineWith(merged.stdout, 'tokens/day'))).toEqual(['tokens/day', 'unlimited', '5000', '5000']);
-    expect((await weft(['usage'], asUser(f))).stdout).toContain('limits: 600 requests/min · 2 concurrent turns · 5000 tokens/day · weight 3 · 0 tokens used today');
+    expect((await weft(['usage'], asUser(f))).stdout).toContain('limits: 600 requests/min · 2 concurrent turns · 5000 tokens/day · sandbox s/day unlimited · weight 3 · 0 tokens used today');
 
     const reset = await admin('limits', f.userId, '--reset');
     expect(cells(lineWith(reset.stdout, 'weight'))).toEqual(['weight', '1', '-', '1']);
@@ -207,14 +207,14 @@ describe('weft admin', () => {
     const f = await fixtureWithTurn(`usage-admin-${runId}`);
     const table = await admin('usage', '--user', f.userId);
     expect(table.code, table.stderr).toBe(0);
-    expect(cells(table.stdout.split('\n')[1])).toEqual(['date', 'user', 'model', 'turns', 'generations', 'prompt', 'cached', 'evaluated', 'completion', 'tool calls']);
-    expect(cells(lineWith(table.stdout, f.userId))).toEqual([today(), f.userId, 'tiny', '1', '1', '7', '0', '7', '3', '0']);
+    expect(cells(table.stdout.split('\n')[1])).toEqual(['date', 'user', 'model', 'turns', 'generations', 'prompt', 'cached', 'evaluated', 'completion', 'tool calls', 'sandbox runs', 'sandbox ms']);
+    expect(cells(lineWith(table.stdout, f.userId))).toEqual([today(), f.userId, 'tiny', '1', '1', '7', '0', '7', '3', '0', '0', '0']);
 
     const csv = await admin('usage', '--user', f.userId, '--from', today(), '--csv');
     expect(csv.code, csv.stderr).toBe(0);
     expect(csv.stdout.trim().split('\n')).toEqual([
-      'date,userId,model,turns,generations,promptTokens,cachedTokens,evaluatedTokens,completionTokens,toolCalls',
-      `${today()},${f.userId},tiny,1,1,7,0,7,3,0`,
+      'date,userId,model,turns,generations,promptTokens,cachedTokens,evaluatedTokens,completionTokens,toolCalls,sandboxRuns,sandboxMs',
+      `${today()},${f.userId},tiny,1,1,7,0,7,3,0,0,0`,
     ]);
   });
 

@@ -4,12 +4,12 @@ import { formatTable } from './table';
 import { describeLimits, usageLines } from './usage-view';
 
 const plain = colorsFor({ isTTY: false }, {});
-const zero = { turns: 0, generations: 0, promptTokens: 0, cachedTokens: 0, evaluatedTokens: 0, completionTokens: 0, toolCalls: 0 };
+const zero = { turns: 0, generations: 0, promptTokens: 0, cachedTokens: 0, evaluatedTokens: 0, completionTokens: 0, toolCalls: 0, sandboxRuns: 0, sandboxMs: 0 };
 
 describe('usage and limits as text', () => {
   it('reads a limit of 0 as unlimited', () => {
-    expect(describeLimits({ weight: 2, requestsPerMinute: 0, concurrentTurns: 4, tokensPerDay: 0 })).toBe(
-      'requests/min unlimited · 4 concurrent turns · tokens/day unlimited · weight 2',
+    expect(describeLimits({ weight: 2, requestsPerMinute: 0, concurrentTurns: 4, tokensPerDay: 0, sandboxSecondsPerDay: 600 })).toBe(
+      'requests/min unlimited · 4 concurrent turns · tokens/day unlimited · 600 sandbox s/day · weight 2',
     );
   });
 

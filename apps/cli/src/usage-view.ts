@@ -10,6 +10,8 @@ const METRIC_HEADERS: Record<UsageMetric, string> = {
   evaluatedTokens: 'evaluated',
   completionTokens: 'completion',
   toolCalls: 'tool calls',
+  sandboxRuns: 'sandbox runs',
+  sandboxMs: 'sandbox ms',
 };
 
 export interface UsageReport {
@@ -39,6 +41,7 @@ export function describeLimits(limits: Limits): string {
     quota(limits.requestsPerMinute, 'requests/min'),
     quota(limits.concurrentTurns, 'concurrent turns'),
     quota(limits.tokensPerDay, 'tokens/day'),
+    quota(limits.sandboxSecondsPerDay, 'sandbox s/day'),
     `weight ${limits.weight}`,
   ].join(' · ');
 }

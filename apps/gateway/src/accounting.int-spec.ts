@@ -47,7 +47,7 @@ describe('usage', () => {
     expect(mine.status).toBe(200);
     const today = new Date().toISOString().slice(0, 10);
     expect(mine.json.rows).toEqual([
-      { date: today, model: 'tiny', turns: 1, generations: 2, promptTokens: 24, cachedTokens: 0, evaluatedTokens: 24, completionTokens: 6, toolCalls: 1 },
+      { date: today, model: 'tiny', turns: 1, generations: 2, promptTokens: 24, cachedTokens: 0, evaluatedTokens: 24, completionTokens: 6, toolCalls: 1, sandboxRuns: 0, sandboxMs: 0 },
     ]);
     expect(mine.json).toMatchObject({ from: expect.any(String), to: today, totals: { turns: 1, promptTokens: 24, toolCalls: 1 } });
 
@@ -59,8 +59,8 @@ describe('usage', () => {
     const csv = await admin('GET', `/v1/admin/usage?user=${f.userId}&format=csv`);
     expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
     expect(csv.text.trim().split('\n')).toEqual([
-      'date,userId,model,turns,generations,promptTokens,cachedTokens,evaluatedTokens,completionTokens,toolCalls',
-      `${today},${f.userId},tiny,1,2,24,0,24,6,1`,
+      'date,userId,model,turns,generations,promptTokens,cachedTokens,evaluatedTokens,completionTokens,toolCalls,sandboxRuns,sandboxMs',
+      `${today},${f.userId},tiny,1,2,24,0,24,6,1,0,0`,
     ]);
   });
 
@@ -125,6 +125,22 @@ describe('quotas', () => {
   });
 });
 
+describe('sandbox time', () => {
+  it("counts each user's sandbox run time and refuses runs past their sandbox seconds for the day", async () => {
+    const f = await client.fixture('sandbox-limited');
+    await setLimits(f, { sandboxSecondsPerDay: 2 });
+    expect((await api('PUT', '/v1/permissions/user', f.key, { allow: ['Bash(sleep:*)'], ask: [], deny: [] })).status).toBe(200);
+    const sleep = (seconds: number) => ({ name: 'run_command', arguments: { command: `sleep ${seconds}` } });
+    script(f.sessionId, [{ calls: [sleep(2.5)] }, { text: 'slept' }, { calls: [sleep(1)] }, { text: 'could not' }]);
+    expect(ofType(await runTurn(f, 'sleep'), 'tool.completed')[0]).toMatchObject({ isError: false });
+    const refused = ofType(await runTurn(f, 'sleep again'), 'tool.completed')[0];
+    expect(refused).toMatchObject({ isError: true, output: expect.stringContaining('Over your quota of 2 sandbox seconds per day (2 used)') });
+
+    const usage = await api('GET', '/v1/me/usage', f.key);
+    expect(usage.json.rows).toEqual(expect.arrayContaining([expect.objectContaining({ model: 'sandbox', sandboxRuns: 1, sandboxMs: 2500 })]));
+  });
+});
+
 describe('limits', () => {
   it("sends the user's fair-share weight with every generation", async () => {
     const f = await client.fixture('weighted');
@@ -137,7 +153,7 @@ describe('limits', () => {
     const f = await client.fixture('limits-shown');
     expect(await setLimits(f, { concurrentTurns: 2 })).toMatchObject({
       status: 200,
-      json: { overrides: { concurrentTurns: 2 }, defaults: { concurrentTurns: 8, weight: 1 }, effective: { concurrentTurns: 2, requestsPerMinute: 600 } },
+      json: { overrides: { concurrentTurns: 2 }, defaults: { concurrentTurns: 8, weight: 1, sandboxSecondsPerDay: 0 }, effective: { concurrentTurns: 2, requestsPerMinute: 600 } },
     });
     expect(await setLimits(f, { weight: 0 })).toMatchObject({ status: 400, json: { error: { message: expect.stringContaining('body.weight') } } });
     expect(await setLimits(f, { bogus: 1 } as Record<string, number>)).toMatchObject({ status: 400 });

@@ -109,6 +109,8 @@ export const gatewayConfigSchema = z.object({
   QUOTA_CONCURRENT_TURNS: z.coerce.number().int().min(0).default(8),
   /** Prompt tokens evaluated plus tokens generated, per UTC day. */
   QUOTA_TOKENS_PER_DAY: z.coerce.number().int().min(0).default(0),
+  /** Wall-clock seconds of sandbox runs (commands, tests, installs) per UTC day. */
+  QUOTA_SANDBOX_SECONDS_PER_DAY: z.coerce.number().int().min(0).default(0),
   /** Days the per-user usage figures are kept. */
   USAGE_RETENTION_DAYS: positiveInt().default(90),
   /** Days a session's event log (the audit trail) keeps entries; 0 keeps them forever. */

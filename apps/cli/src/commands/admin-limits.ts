@@ -11,6 +11,7 @@ const LIMITS: ReadonlyArray<{ field: keyof Limits; flag: string; label: string; 
   { field: 'requestsPerMinute', flag: '--requests-per-minute <n>', label: 'requests/min', help: 'requests per minute, 0 for no limit' },
   { field: 'concurrentTurns', flag: '--concurrent-turns <n>', label: 'concurrent turns', help: 'turns running at once, 0 for no limit' },
   { field: 'tokensPerDay', flag: '--tokens-per-day <n>', label: 'tokens/day', help: 'prompt tokens evaluated plus tokens generated per UTC day, 0 for no limit' },
+  { field: 'sandboxSecondsPerDay', flag: '--sandbox-seconds-per-day <n>', label: 'sandbox s/day', help: 'wall-clock seconds of sandbox commands per UTC day, 0 for no limit' },
 ];
 
 type LimitsOptions = LimitOverrides & { readonly reset?: boolean };

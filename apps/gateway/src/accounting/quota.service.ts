@@ -82,6 +82,15 @@ export class QuotaService {
     throw quotaExceeded('tokensPerDay', tokensPerDay, used, retryAfter, `Over your quota of ${tokensPerDay} tokens per day (${used} used); it starts again at 00:00 UTC`);
   }
 
+  /** Refuses a sandbox run once the user's sandbox seconds for the day are spent. */
+  async assertSandboxTimeLeft(userId: string, secondsPerDay: number): Promise<void> {
+    if (secondsPerDay === 0) return;
+    const used = Math.floor((await this.usage.sandboxMsToday(userId)) / 1000);
+    if (used < secondsPerDay) return;
+    const retryAfter = secondsToNextUtcDay();
+    throw quotaExceeded('sandboxSecondsPerDay', secondsPerDay, used, retryAfter, `Over your quota of ${secondsPerDay} sandbox seconds per day (${used} used); it starts again at 00:00 UTC`);
+  }
+
   private async dropEndedTurns(userId: string): Promise<void> {
     const key = this.keys.userActiveTurns(userId);
     for (const entry of await this.redis.zrange(key, 0, -1)) {

@@ -6,7 +6,10 @@ import { RedisKeys } from '../infra/redis-keys';
 import { REDIS } from '../infra/tokens';
 import { daysBetween, utcDay } from './usage-day';
 
-export const USAGE_METRICS = ['turns', 'generations', 'promptTokens', 'cachedTokens', 'evaluatedTokens', 'completionTokens', 'toolCalls'] as const;
+export const USAGE_METRICS = ['turns', 'generations', 'promptTokens', 'cachedTokens', 'evaluatedTokens', 'completionTokens', 'toolCalls', 'sandboxRuns', 'sandboxMs'] as const;
+
+/** Sandbox runs belong to no model: their rows carry this in place of one. */
+export const SANDBOX_MODEL = 'sandbox';
 export type UsageMetric = (typeof USAGE_METRICS)[number];
 
 export type UsageRow = { date: string; userId: string; model: string } & Record<UsageMetric, number>;
@@ -18,8 +21,9 @@ export interface UsageFilter {
   model?: string;
 }
 
-/** The field of a day's hash that sums what counts towards the tokens-per-day quota. */
+/** The fields of a day's hash that sum what counts towards the daily quotas. */
 const QUOTA_TOKENS = 'quotaTokens';
+const QUOTA_SANDBOX_MS = 'quotaSandboxMs';
 const SEP = '\t';
 
 /**
@@ -50,6 +54,17 @@ export class UsageService {
     await this.add(userId, model, { turns: 1, toolCalls }, 0);
   }
 
+  /** One sandbox run, however it ended: its wall-clock time counts. */
+  async recordSandboxRun(userId: string, ms: number): Promise<void> {
+    const rounded = Math.max(0, Math.round(ms));
+    await this.add(userId, SANDBOX_MODEL, { sandboxRuns: 1, sandboxMs: rounded }, 0, rounded);
+  }
+
+  /** Milliseconds of sandbox runs today, for the sandbox-seconds quota. */
+  async sandboxMsToday(userId: string): Promise<number> {
+    return Number((await this.redis.hget(this.keys.usageDay(utcDay()), field(userId, '*', QUOTA_SANDBOX_MS))) ?? 0);
+  }
+
   /** What counts towards the user's tokens-per-day quota today. */
   async quotaTokensToday(userId: string): Promise<number> {
     return Number((await this.redis.hget(this.keys.usageDay(utcDay()), field(userId, '*', QUOTA_TOKENS))) ?? 0);
@@ -75,11 +90,12 @@ export class UsageService {
     return [...rows.values()].sort((a, b) => a.date.localeCompare(b.date) || a.userId.localeCompare(b.userId) || a.model.localeCompare(b.model));
   }
 
-  private async add(userId: string, model: string, counts: Partial<Record<UsageMetric, number>>, quotaTokens: number): Promise<void> {
+  private async add(userId: string, model: string, counts: Partial<Record<UsageMetric, number>>, quotaTokens: number, quotaSandboxMs = 0): Promise<void> {
     const key = this.keys.usageDay(utcDay());
     const multi = this.redis.multi();
     for (const [metric, n] of Object.entries(counts)) if (n) multi.hincrby(key, field(userId, model, metric), n);
     if (quotaTokens) multi.hincrby(key, field(userId, '*', QUOTA_TOKENS), quotaTokens);
+    if (quotaSandboxMs) multi.hincrby(key, field(userId, '*', QUOTA_SANDBOX_MS), quotaSandboxMs);
     multi.expire(key, (this.config.USAGE_RETENTION_DAYS + 1) * 86_400);
     await multi.exec();
   }

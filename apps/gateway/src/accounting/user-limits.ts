@@ -15,11 +15,12 @@ export const userLimitsSchema = z.strictObject({
   requestsPerMinute: quota.optional(),
   concurrentTurns: quota.optional(),
   tokensPerDay: quota.optional(),
+  sandboxSecondsPerDay: quota.optional(),
 });
 export type UserLimitOverrides = z.infer<typeof userLimitsSchema>;
 export type UserLimits = Required<UserLimitOverrides>;
 
-const FIELDS = ['weight', 'requestsPerMinute', 'concurrentTurns', 'tokensPerDay'] as const;
+const FIELDS = ['weight', 'requestsPerMinute', 'concurrentTurns', 'tokensPerDay', 'sandboxSecondsPerDay'] as const;
 
 /** Per-user overrides in Redis over the server's defaults (QUOTA_* settings). */
 @Injectable()
@@ -36,6 +37,7 @@ export class UserLimitsRepository {
       requestsPerMinute: this.config.QUOTA_REQUESTS_PER_MINUTE,
       concurrentTurns: this.config.QUOTA_CONCURRENT_TURNS,
       tokensPerDay: this.config.QUOTA_TOKENS_PER_DAY,
+      sandboxSecondsPerDay: this.config.QUOTA_SANDBOX_SECONDS_PER_DAY,
     };
   }
 

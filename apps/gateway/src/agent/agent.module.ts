@@ -20,6 +20,10 @@ import { SessionsRepository } from '../sessions/sessions.repository';
 import { RedisTurnStore } from './redis-turn-store';
 import { MeteredFleet } from '../accounting/metered-fleet';
 import { TurnAccounting } from '../accounting/turn-accounting';
+import { meteredSandboxPort } from '../accounting/metered-sandbox';
+import { QuotaService } from '../accounting/quota.service';
+import { UsageService } from '../accounting/usage.service';
+import { UserLimitsRepository } from '../accounting/user-limits';
 import { rpcFileToolsPort, rpcInferencePort, rpcSandboxPort } from './rpc-ports';
 import { NotesModule } from '../notes/notes.module';
 import { NotesRepository } from '../notes/notes.repository';
@@ -64,6 +68,9 @@ import { WorkspacesModule } from '../workspaces/workspaces.module';
         TurnCancellation,
         MeteredFleet,
         TurnAccounting,
+        UserLimitsRepository,
+        QuotaService,
+        UsageService,
         ModelsService,
         NotesRepository,
         RpcChainLoader,
@@ -84,6 +91,9 @@ import { WorkspacesModule } from '../workspaces/workspaces.module';
         cancellation: TurnCancellation,
         fleet: MeteredFleet,
         accounting: TurnAccounting,
+        limits: UserLimitsRepository,
+        quotas: QuotaService,
+        usage: UsageService,
         models: ModelsService,
         notes: NotesRepository,
         chains: RpcChainLoader,
@@ -101,11 +111,16 @@ import { WorkspacesModule } from '../workspaces/workspaces.module';
               fleet,
             ),
             files: rpcFileToolsPort(rpc),
-            sandbox: routingSandboxPort(rpcSandboxPort(rpc, config.SANDBOX_TIMEOUT_MS), longRuns, {
-              thresholdMs: config.SANDBOX_LONG_RUN_THRESHOLD_MS,
-              longRunTimeoutMs: config.SANDBOX_LONG_RUN_TIMEOUT_MS,
-              egressAllowed: config.SANDBOX_EGRESS_ALLOWED,
-            }),
+            sandbox: meteredSandboxPort(
+              routingSandboxPort(rpcSandboxPort(rpc, config.SANDBOX_TIMEOUT_MS), longRuns, {
+                thresholdMs: config.SANDBOX_LONG_RUN_THRESHOLD_MS,
+                longRunTimeoutMs: config.SANDBOX_LONG_RUN_TIMEOUT_MS,
+                egressAllowed: config.SANDBOX_EGRESS_ALLOWED,
+              }),
+              limits,
+              quotas,
+              usage,
+            ),
             tools: agentTools,
             permissions,
             instructions,

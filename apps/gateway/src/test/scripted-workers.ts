@@ -149,7 +149,8 @@ class ScriptedWorkersController {
       stderrTruncated: false,
       timedOut: false,
       oomKilled: false,
-      durationMs: 1,
+      // `sleep N` reports N seconds without sleeping: sandbox-time accounting has something to count.
+      durationMs: /^sleep (\d+(?:\.\d+)?)$/.exec(command)?.[1] ? Number(/^sleep (\d+(?:\.\d+)?)$/.exec(command)?.[1]) * 1000 : 1,
     };
   }
 }
