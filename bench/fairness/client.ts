@@ -7,6 +7,8 @@ export interface TurnReport {
   outcome: StoredSessionEvent['type'];
   /** The streamed deltas did not add up to the message, or the replayed log differs from the stream. */
   lostEvents: number;
+  /** Why a turn did not complete: its `turn.failed` code and message. */
+  failure?: string;
 }
 
 const ended = (e: StoredSessionEvent) => e.type === 'turn.completed' || e.type === 'turn.failed' || e.type === 'turn.cancelled';
@@ -59,6 +61,7 @@ export class BenchUser {
       completionTokens: last?.type === 'turn.completed' ? last.usage.completionTokens : 0,
       outcome: last?.type ?? 'turn.failed',
       lostEvents,
+      ...(last?.type === 'turn.failed' ? { failure: `${last.code}: ${last.message.slice(0, 100)}` } : {}),
     };
   }
 

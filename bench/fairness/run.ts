@@ -25,50 +25,53 @@ async function main(): Promise<void> {
     const unlimited = { requestsPerMinute: 0, concurrentTurns: 0, tokensPerDay: 0 };
     const a = await BenchUser.create(stack.base, stack.adminToken, `bench-a-${Date.now()}`, unlimited);
     const b = await BenchUser.create(stack.base, stack.adminToken, `bench-b-${Date.now()}`, unlimited);
-    const bSession = await b.newSession(MODEL);
-    await b.turn(bSession, 'warm up');
-
+    // A fresh session for every turn (made before the clock starts): a conversation that grew
+    // for minutes would measure the model's context, not the queue.
+    await b.turn(await b.newSession(MODEL), 'warm up');
     const alone: TurnReport[] = [];
-    for (let i = 0; i < B_ALONE_TURNS; i++) alone.push(await b.turn(bSession, PROMPT));
+    for (let i = 0; i < B_ALONE_TURNS; i++) alone.push(await b.turn(await b.newSession(MODEL), PROMPT));
 
-    console.log(`user A: ${A_SESSIONS} sessions in a loop for ${SECONDS} s; user B: one session, turn after turn`);
-    const aSessions = await Promise.all(Array.from({ length: A_SESSIONS }, () => a.newSession(MODEL)));
+    console.log(`user A: ${A_SESSIONS} agents in a loop for ${SECONDS} s; user B: one agent, turn after turn`);
     const deadline = Date.now() + SECONDS * 1000;
     const loaded = { a: [] as TurnReport[], b: [] as TurnReport[] };
     let errors = 0;
-    const loop = async (user: BenchUser, session: string, into: TurnReport[]) => {
+    const loop = async (user: BenchUser, into: TurnReport[]) => {
       while (Date.now() < deadline) {
         try {
-          into.push(await user.turn(session, PROMPT));
+          into.push(await user.turn(await user.newSession(MODEL), PROMPT));
         } catch (error) {
           errors++;
           console.error(String(error));
         }
       }
     };
-    const aLoops = aSessions.map((s) => loop(a, s, loaded.a));
+    const aLoops = Array.from({ length: A_SESSIONS }, () => loop(a, loaded.a));
     // B starts once A's turns fill the worker's queue.
     await new Promise((r) => setTimeout(r, 3000));
-    await Promise.all([...aLoops, loop(b, bSession, loaded.b)]);
+    await Promise.all([...aLoops, loop(b, loaded.b)]);
 
     const failed = [...alone, ...loaded.a, ...loaded.b].filter((t) => t.outcome !== 'turn.completed').length;
     const lost = [...alone, ...loaded.a, ...loaded.b].reduce((sum, t) => sum + t.lostEvents, 0);
     const ttft = (turns: TurnReport[], p: number) => percentile(turns.map((t) => t.ttftMs).filter(Number.isFinite), p);
     const tokens = (turns: TurnReport[]) => turns.reduce((sum, t) => sum + t.completionTokens, 0);
     const total = tokens(loaded.a) + tokens(loaded.b);
-    console.log(`\nUser B's time to first token (ms), model ${MODEL}, replies up to ${REPLY_TOKENS} tokens`);
+    console.log(`\nTime to first token (ms), model ${MODEL}, replies up to ${REPLY_TOKENS} tokens`);
     console.log(
       table(
         ['', 'turns', 'TTFT p50 ms', 'p99', 'p50 vs alone'],
         [
           ['B alone', alone.length, ttft(alone, 50), ttft(alone, 99), '1.00x'],
-          [`B with A's ${A_SESSIONS} sessions`, loaded.b.length, ttft(loaded.b, 50), ttft(loaded.b, 99), `${(ttft(loaded.b, 50) / ttft(alone, 50)).toFixed(2)}x`],
+          [`B with A's ${A_SESSIONS} agents`, loaded.b.length, ttft(loaded.b, 50), ttft(loaded.b, 99), `${(ttft(loaded.b, 50) / ttft(alone, 50)).toFixed(2)}x`],
+          [`A's agents (for contrast)`, loaded.a.length, ttft(loaded.a, 50), ttft(loaded.a, 99), `${(ttft(loaded.a, 50) / ttft(alone, 50)).toFixed(2)}x`],
         ],
       ),
     );
     console.log(`\nUnder load: generated tokens A ${tokens(loaded.a)} (${share(tokens(loaded.a), total)}, ${loaded.a.length} turns), B ${tokens(loaded.b)} (${share(tokens(loaded.b), total)}, ${loaded.b.length} turns)`);
     console.log(`errors ${errors}, turns not completed ${failed}, lost events ${lost}`);
-    console.log(`(B has one turn at a time, A ${A_SESSIONS}: with fair order B's requests wait for the next free sequence, not behind A's queue)`);
+    const reasons = new Map<string, number>();
+    for (const t of [...alone, ...loaded.a, ...loaded.b]) if (t.failure) reasons.set(t.failure, (reasons.get(t.failure) ?? 0) + 1);
+    for (const [reason, count] of reasons) console.log(`  ${count} × ${reason}`);
+    console.log(`(B has one turn at a time, A ${A_SESSIONS}: with fair order B's requests wait for the next free sequence, not behind A's queue, as A's own requests do)`);
   } finally {
     await stack.close();
   }

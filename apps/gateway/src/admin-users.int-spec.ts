@@ -78,4 +78,19 @@ describe('users and keys', () => {
     expect(await admin('PATCH', `/v1/admin/users/${f.userId}`, { disabled: 'yes' })).toMatchObject({ status: 400 });
     expect(await admin('PATCH', '/v1/admin/users/usr_nobody1234', { disabled: true })).toMatchObject({ status: 404 });
   });
+
+  it('keeps an audit log of what admins did, newest first', async () => {
+    const user = await admin('POST', '/v1/admin/users', { name: 'audited' });
+    const id = String(user.json.id);
+    const key = await admin('POST', `/v1/admin/users/${id}/keys`, { name: 'ci' });
+    await admin('PUT', `/v1/admin/users/${id}/limits`, { tokensPerDay: 1000 });
+    await admin('DELETE', `/v1/admin/users/${id}/keys/${String(key.json.id)}`);
+    await admin('PATCH', `/v1/admin/users/${id}`, { disabled: true });
+    const audit = await admin('GET', '/v1/admin/audit?limit=5');
+    expect((audit.json.entries as Array<{ action: string }>).map((e) => e.action)).toEqual(['user.disabled', 'key.revoked', 'limits.set', 'key.created', 'user.created']);
+    expect((audit.json.entries as unknown[])[2]).toMatchObject({ userId: id, at: expect.any(String), details: { tokensPerDay: 1000 } });
+    expect(JSON.stringify(audit.json)).not.toContain(String(key.json.key));
+    expect(await admin('GET', '/v1/admin/audit?limit=0')).toMatchObject({ status: 400 });
+    expect((await api('GET', '/v1/admin/audit', String(key.json.key))).status).toBe(401);
+  });
 });

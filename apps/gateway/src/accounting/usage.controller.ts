@@ -1,6 +1,7 @@
 import { Body, Controller, Get, Param, Put, Query, Res, UseGuards } from '@nestjs/common';
 import { stringify } from 'csv-stringify/sync';
 import type { Response } from 'express';
+import { AdminAudit } from '../auth/admin-audit';
 import { AdminGuard } from '../auth/admin.guard';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
 import { UserAuthGuard } from '../auth/user-auth.guard';
@@ -41,6 +42,7 @@ export class AdminUsageController {
     private readonly usage: UsageService,
     private readonly limits: UserLimitsRepository,
     private readonly users: UsersRepository,
+    private readonly audit: AdminAudit,
   ) {}
 
   @Get('usage')
@@ -64,6 +66,7 @@ export class AdminUsageController {
   async setLimits(@Param('id', new ZodValidationPipe(userIdSchema)) userId: string, @Body(new ZodValidationPipe(userLimitsSchema)) body: UserLimitOverrides) {
     await this.assertUser(userId);
     await this.limits.replace(userId, body);
+    await this.audit.record('limits.set', userId, { ...body });
     return this.describe(userId);
   }
 

@@ -5,6 +5,10 @@ export class RedisKeys {
   user(userId: string) {
     return `${this.prefix}user:${userId}`;
   }
+  /** The admin actions' audit stream. */
+  adminAudit() {
+    return `${this.prefix}admin-audit`;
+  }
   /** Every user id, scored by creation time. */
   users() {
     return `${this.prefix}users`;

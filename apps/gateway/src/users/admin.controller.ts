@@ -1,5 +1,6 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
 import { z } from 'zod';
+import { AdminAudit } from '../auth/admin-audit';
 import { AdminGuard } from '../auth/admin.guard';
 import { userIdSchema } from '../common/ids';
 import { ZodValidationPipe } from '../common/zod-validation.pipe';
@@ -17,6 +18,19 @@ import { UsersService } from './users.service';
 
 const userIdPipe = new ZodValidationPipe(userIdSchema);
 const keyIdPipe = new ZodValidationPipe(z.string().regex(/^key_[a-zA-Z0-9_-]{8,64}$/, 'not a key id'));
+const auditQuery = new ZodValidationPipe(z.strictObject({ limit: z.coerce.number().int().min(1).max(1000).default(100) }));
+
+/** What admins did: users created, disabled, deleted, keys made and revoked, limits set. */
+@Controller('v1/admin/audit')
+@UseGuards(AdminGuard)
+export class AdminAuditController {
+  constructor(private readonly audit: AdminAudit) {}
+
+  @Get()
+  async latest(@Query(auditQuery) query: { limit: number }) {
+    return { entries: await this.audit.latest(query.limit) };
+  }
+}
 
 @Controller('v1/admin/users')
 @UseGuards(AdminGuard)

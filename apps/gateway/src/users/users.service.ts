@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, ErrorCode } from '@weft/contracts';
+import { AdminAudit } from '../auth/admin-audit';
 import { ApiKeysRepository, type StoredApiKey } from '../auth/api-keys.repository';
 import { generateApiKey, hashApiKey } from '../auth/key-hash';
 import { TurnCancellation } from '../agent/turn-cancellation';
@@ -29,11 +30,13 @@ export class UsersService {
     private readonly sessions: SessionsRepository,
     private readonly cancellation: TurnCancellation,
     private readonly deletion: UserDeletion,
+    private readonly audit: AdminAudit,
   ) {}
 
   async create(body: CreateUserBody): Promise<{ id: string; name: string }> {
     const user = { id: newId('usr'), name: body.name, createdAt: new Date().toISOString() };
     if (!(await this.users.create(user))) throw new AppError(ErrorCode.Conflict, `A user named "${body.name}" already exists`, { name: body.name });
+    await this.audit.record('user.created', user.id, { name: user.name });
     return { id: user.id, name: user.name };
   }
 
@@ -53,6 +56,7 @@ export class UsersService {
   async setDisabled(userId: string, disabled: boolean): Promise<User & { keys: KeyView[]; cancelledTurns: number }> {
     await this.found(userId);
     await this.users.setDisabled(userId, disabled);
+    await this.audit.record(disabled ? 'user.disabled' : 'user.enabled', userId);
     let cancelledTurns = 0;
     if (disabled) {
       for (const session of await this.sessions.listOwned(userId)) {
@@ -74,7 +78,9 @@ export class UsersService {
       throw new AppError(ErrorCode.ValidationFailed, `To delete user ${userId}, send {"confirm": "${user.name}"}: their sessions, workspaces, notes, rules and keys go with them`);
     }
     await this.setDisabled(userId, true);
-    return this.deletion.delete(user);
+    const deleted = await this.deletion.delete(user);
+    await this.audit.record('user.deleted', userId, { ...deleted });
+    return deleted;
   }
 
   /** The key is returned here, once; only its hash is kept. */
@@ -90,12 +96,14 @@ export class UsersService {
       expiresAt: body.expiresAt ? new Date(body.expiresAt).toISOString() : '',
     };
     await this.apiKeys.save(hashApiKey(key), stored);
+    await this.audit.record('key.created', userId, { keyId: stored.keyId, name: stored.name || null, prefix: stored.prefix, expiresAt: stored.expiresAt || null });
     return { ...keyView({ ...stored, lastUsedAt: '' }), key };
   }
 
   async revokeKey(userId: string, keyId: string): Promise<void> {
     await this.found(userId);
     if (!(await this.apiKeys.revoke(userId, keyId))) throw new AppError(ErrorCode.NotFound, `User ${userId} has no key ${keyId}`);
+    await this.audit.record('key.revoked', userId, { keyId });
   }
 
   async me(userId: string): Promise<{ id: string; name: string }> {

@@ -1,0 +1,42 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Redis } from 'ioredis';
+import { RedisKeys } from '../infra/redis-keys';
+import { REDIS } from '../infra/tokens';
+
+/** Entries kept; older ones are trimmed as new ones come (Redis `MAXLEN ~`). */
+const MAX_ENTRIES = 10_000;
+
+export interface AdminAuditEntry {
+  id: string;
+  at: string;
+  /** `user.created`, `key.revoked`, `limits.set`, … */
+  action: string;
+  /** The user acted on. */
+  userId?: string;
+  details?: Record<string, unknown>;
+}
+
+/** What admins did, newest last, in a Redis stream: who was created, disabled, deleted, given keys or limits. */
+@Injectable()
+export class AdminAudit {
+  constructor(
+    @Inject(REDIS) private readonly redis: Redis,
+    private readonly keys: RedisKeys,
+  ) {}
+
+  async record(action: string, userId?: string, details?: Record<string, unknown>): Promise<void> {
+    const fields = ['action', action, 'at', new Date().toISOString(), ...(userId ? ['userId', userId] : []), ...(details ? ['details', JSON.stringify(details)] : [])];
+    await this.redis.xadd(this.keys.adminAudit(), 'MAXLEN', '~', MAX_ENTRIES, '*', ...fields);
+  }
+
+  /** The latest `limit` entries, newest first. */
+  async latest(limit: number): Promise<AdminAuditEntry[]> {
+    const entries = await this.redis.xrevrange(this.keys.adminAudit(), '+', '-', 'COUNT', limit);
+    return entries.map(([id, flat]) => {
+      const f = new Map<string, string>();
+      for (let i = 0; i + 1 < flat.length; i += 2) f.set(flat[i] as string, flat[i + 1] as string);
+      const details = f.get('details');
+      return { id, at: f.get('at') ?? '', action: f.get('action') ?? '', ...(f.get('userId') ? { userId: f.get('userId') } : {}), ...(details ? { details: JSON.parse(details) as Record<string, unknown> } : {}) };
+    });
+  }
+}
