@@ -118,6 +118,7 @@ async function shortPrompts(direct: DirectLlama, weft: WeftPath, openai: OpenAiP
         ...sides.map((side) => `${side.name} tok/s`),
         ...others.map((name) => `${name}/direct`),
         ...sides.map((side, s) => (s === 0 ? 'prompt tokens/req: direct' : side.name)),
+        ...sides.map((side, s) => (s === 0 ? 'generated/req: direct' : side.name)),
       ],
       LEVELS.map((c, level) => [
         c,
@@ -126,6 +127,7 @@ async function shortPrompts(direct: DirectLlama, weft: WeftPath, openai: OpenAiP
         ...sides.map((_, s) => at(s, level).tokensPerSecond),
         ...others.map((_, o) => `${(at(o + 1, level).tokensPerSecond / at(0, level).tokensPerSecond).toFixed(2)}x`),
         ...sides.map((_, s) => at(s, level).evaluatedPerRequest),
+        ...sides.map((_, s) => at(s, level).generatedPerRequest),
       ]),
     ),
   );

@@ -22,6 +22,8 @@ export interface LevelResult {
   wallMs: number;
   /** Mean prompt tokens evaluated per request (NaN where the side does not report it). */
   evaluatedPerRequest: number;
+  /** Mean tokens generated per request: a side whose replies stop early shows fewer tokens/s for it. */
+  generatedPerRequest: number;
 }
 
 /** Runs `requests` calls with at most `concurrency` in flight; TTFT per call, aggregate tokens/s. */
@@ -47,6 +49,7 @@ export async function runLevel(concurrency: number, requests: number, call: (i: 
     tokensPerSecond: (tokens / wallMs) * 1000,
     wallMs,
     evaluatedPerRequest: samples.reduce((sum, s) => sum + (s.evaluated ?? Number.NaN), 0) / samples.length,
+    generatedPerRequest: tokens / samples.length,
   };
 }
 

@@ -161,3 +161,25 @@ describe('limits', () => {
     expect((await admin('GET', `/v1/admin/users/${f.userId}/limits`)).json).toMatchObject({ overrides: { concurrentTurns: 2 } });
   });
 });
+
+describe('metrics', () => {
+  it('exposes the usage totals to Prometheus behind the admin token, labelled by model and quota, never by user', async () => {
+    const f = await client.fixture('metered');
+    await runTurn(f, 'hello');
+    await setLimits(f, { requestsPerMinute: 1 });
+    await api('GET', '/v1/me', f.key);
+    expect((await api('GET', '/v1/me', f.key)).status).toBe(429);
+    await setLimits(f, {});
+
+    const scraped = await admin('GET', '/metrics');
+    expect(scraped.status).toBe(200);
+    expect(scraped.headers.get('content-type')).toMatch(/^text\/plain/);
+    const value = (line: string) => Number(scraped.text.split('\n').find((l) => l.startsWith(line))?.slice(line.length + 1));
+    expect(value('weft_gateway_generations_total{model="tiny"}')).toBeGreaterThanOrEqual(1);
+    expect(value('weft_gateway_tokens_total{model="tiny",kind="completion"}')).toBeGreaterThanOrEqual(3);
+    expect(value('weft_gateway_turns_total{model="tiny"}')).toBeGreaterThanOrEqual(1);
+    expect(value('weft_gateway_quota_rejections_total{quota="requestsPerMinute"}')).toBeGreaterThanOrEqual(1);
+    expect(scraped.text).not.toContain(f.userId);
+    expect((await api('GET', '/metrics', f.key)).status).toBe(401);
+  });
+});

@@ -1,5 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { MeteredFleet } from './metered-fleet';
+import { MetricsController } from './metrics.controller';
+import { UsageMetrics } from './usage-metrics';
 import { QuotaService } from './quota.service';
 import { TurnAccounting } from './turn-accounting';
 import { AdminUsageController, MeUsageController } from './usage.controller';
@@ -12,8 +14,8 @@ import { UserLimitsRepository } from './user-limits';
  */
 @Global()
 @Module({
-  controllers: [MeUsageController, AdminUsageController],
-  providers: [UserLimitsRepository, UsageService, QuotaService, MeteredFleet, TurnAccounting],
+  controllers: [MeUsageController, AdminUsageController, MetricsController],
+  providers: [UserLimitsRepository, UsageService, UsageMetrics, QuotaService, MeteredFleet, TurnAccounting],
   exports: [UserLimitsRepository, UsageService, QuotaService, MeteredFleet, TurnAccounting],
 })
 export class AccountingModule {}

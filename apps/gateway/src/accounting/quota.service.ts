@@ -5,6 +5,7 @@ import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { RedisKeys } from '../infra/redis-keys';
 import { REDIS } from '../infra/tokens';
 import { secondsToNextUtcDay } from './usage-day';
+import { UsageMetrics } from './usage-metrics';
 import { UsageService } from './usage.service';
 import { UserLimitsRepository } from './user-limits';
 
@@ -24,7 +25,7 @@ return 1
 /** Seconds a client refused for too many running turns should wait before trying again. */
 const TURNS_RETRY_AFTER_S = 5;
 
-export function quotaExceeded(quota: string, limit: number, used: number, retryAfterSeconds: number, message: string): AppError {
+function quotaExceeded(quota: string, limit: number, used: number, retryAfterSeconds: number, message: string): AppError {
   return new AppError(ErrorCode.QuotaExceeded, message, { quota, limit, used, retryAfterSeconds });
 }
 
@@ -39,6 +40,7 @@ export class QuotaService {
     private readonly keys: RedisKeys,
     private readonly limits: UserLimitsRepository,
     private readonly usage: UsageService,
+    private readonly metrics: UsageMetrics,
   ) {}
 
   /** Counts one API request against the user's requests per minute. */
@@ -50,7 +52,7 @@ export class QuotaService {
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection;
       const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
-      throw quotaExceeded('requestsPerMinute', requestsPerMinute, rejection.consumedPoints, retryAfter, `Over your quota of ${requestsPerMinute} requests per minute; retry in ${retryAfter} s`);
+      throw this.refuse('requestsPerMinute', requestsPerMinute, rejection.consumedPoints, retryAfter, `Over your quota of ${requestsPerMinute} requests per minute; retry in ${retryAfter} s`);
     }
   }
 
@@ -66,7 +68,7 @@ export class QuotaService {
     await this.dropEndedTurns(userId);
     if ((await claim()) === 1) return;
     const used = await this.redis.zcard(key);
-    throw quotaExceeded('concurrentTurns', concurrentTurns, used, TURNS_RETRY_AFTER_S, `You already run ${used} turns, your quota of concurrent turns is ${concurrentTurns}; wait for one to finish`);
+    throw this.refuse('concurrentTurns', concurrentTurns, used, TURNS_RETRY_AFTER_S, `You already run ${used} turns, your quota of concurrent turns is ${concurrentTurns}; wait for one to finish`);
   }
 
   async releaseTurn(userId: string, sessionId: string, turnId: string): Promise<void> {
@@ -79,7 +81,7 @@ export class QuotaService {
     const used = await this.usage.quotaTokensToday(userId);
     if (used < tokensPerDay) return;
     const retryAfter = secondsToNextUtcDay();
-    throw quotaExceeded('tokensPerDay', tokensPerDay, used, retryAfter, `Over your quota of ${tokensPerDay} tokens per day (${used} used); it starts again at 00:00 UTC`);
+    throw this.refuse('tokensPerDay', tokensPerDay, used, retryAfter, `Over your quota of ${tokensPerDay} tokens per day (${used} used); it starts again at 00:00 UTC`);
   }
 
   /** Refuses a sandbox run once the user's sandbox seconds for the day are spent. */
@@ -88,7 +90,7 @@ export class QuotaService {
     const used = Math.floor((await this.usage.sandboxMsToday(userId)) / 1000);
     if (used < secondsPerDay) return;
     const retryAfter = secondsToNextUtcDay();
-    throw quotaExceeded('sandboxSecondsPerDay', secondsPerDay, used, retryAfter, `Over your quota of ${secondsPerDay} sandbox seconds per day (${used} used); it starts again at 00:00 UTC`);
+    throw this.refuse('sandboxSecondsPerDay', secondsPerDay, used, retryAfter, `Over your quota of ${secondsPerDay} sandbox seconds per day (${used} used); it starts again at 00:00 UTC`);
   }
 
   private async dropEndedTurns(userId: string): Promise<void> {
@@ -99,6 +101,11 @@ export class QuotaService {
       const active = await this.redis.hget(this.keys.session(sessionId), 'activeTurnId');
       if (active !== turnId) await this.redis.zrem(key, entry);
     }
+  }
+
+  private refuse(quota: string, limit: number, used: number, retryAfterSeconds: number, message: string): AppError {
+    this.metrics.quotaRejected(quota);
+    return quotaExceeded(quota, limit, used, retryAfterSeconds, message);
   }
 
   private limiter(points: number): RateLimiterRedis {

@@ -5,6 +5,7 @@ import { GATEWAY_CONFIG, type GatewaySettings } from '../config';
 import { RedisKeys } from '../infra/redis-keys';
 import { REDIS } from '../infra/tokens';
 import { daysBetween, utcDay } from './usage-day';
+import { UsageMetrics } from './usage-metrics';
 
 export const USAGE_METRICS = ['turns', 'generations', 'promptTokens', 'cachedTokens', 'evaluatedTokens', 'completionTokens', 'toolCalls', 'sandboxRuns', 'sandboxMs'] as const;
 
@@ -36,11 +37,13 @@ export class UsageService {
     @Inject(REDIS) private readonly redis: Redis,
     private readonly keys: RedisKeys,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewaySettings,
+    private readonly metrics: UsageMetrics,
   ) {}
 
   /** One finished generation. The quota counts what the GPU did: prompt tokens evaluated plus tokens generated. */
   async recordGeneration(userId: string, model: string, usage: GenerateResult['usage']): Promise<void> {
     const evaluated = usage.evaluatedTokens ?? usage.promptTokens;
+    this.metrics.generation(model, usage);
     await this.add(userId, model, {
       generations: 1,
       promptTokens: usage.promptTokens,
@@ -51,12 +54,14 @@ export class UsageService {
   }
 
   async recordTurn(userId: string, model: string, toolCalls: number): Promise<void> {
+    this.metrics.turn(model, toolCalls);
     await this.add(userId, model, { turns: 1, toolCalls }, 0);
   }
 
   /** One sandbox run, however it ended: its wall-clock time counts. */
   async recordSandboxRun(userId: string, ms: number): Promise<void> {
     const rounded = Math.max(0, Math.round(ms));
+    this.metrics.sandboxRun(rounded);
     await this.add(userId, SANDBOX_MODEL, { sandboxRuns: 1, sandboxMs: rounded }, 0, rounded);
   }
 

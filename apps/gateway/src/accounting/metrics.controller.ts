@@ -1,0 +1,16 @@
+import { Controller, Get, Header, UseGuards } from '@nestjs/common';
+import { AdminGuard } from '../auth/admin.guard';
+import { UsageMetrics } from './usage-metrics';
+
+/** `GET /metrics` for Prometheus, behind the admin token (scrape with `authorization: { credentials: … }`). */
+@Controller('metrics')
+@UseGuards(AdminGuard)
+export class MetricsController {
+  constructor(private readonly metrics: UsageMetrics) {}
+
+  @Get()
+  @Header('content-type', 'text/plain; version=0.0.4; charset=utf-8')
+  text(): Promise<string> {
+    return this.metrics.registry.metrics();
+  }
+}
