@@ -2,7 +2,15 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { newUserKey } from './support/api';
-import { gatewayUrl } from './support/stack';
+import { compose, gatewayUrl } from './support/stack';
+
+/** The inference worker's count of generations that ended cancelled, read from its metrics port inside the stack. */
+function cancelledOnWorker(): number {
+  const script = "fetch('http://127.0.0.1:9464/metrics').then((r) => r.text()).then((t) => console.log(t))";
+  const metrics = compose('exec', '-T', 'inference', 'node', '-e', script);
+  const line = metrics.split('\n').find((l) => l.startsWith('weft_inference_requests_total') && l.includes('outcome="INFERENCE.CANCELLED"') && l.includes('model="tiny"'));
+  return line ? Number(line.split(' ').at(-1)) : 0;
+}
 
 const weather = {
   name: 'get_weather',
@@ -79,5 +87,19 @@ describe('OpenAI- and Anthropic-compatible APIs on the compose stack', () => {
     await expect(anthropic.messages.create({ model: 'nope', max_tokens: 4, messages: [{ role: 'user', content: 'x' }] })).rejects.toBeInstanceOf(
       Anthropic.NotFoundError,
     );
+  });
+
+  it('cancels the generation on the worker when the client goes away mid-stream', async () => {
+    const before = cancelledOnWorker();
+    const abort = new AbortController();
+    const stream = await openai.chat.completions.create(
+      { model: 'tiny', messages: [{ role: 'user', content: 'Write a very long story.' }], max_tokens: 4000, stream: true },
+      { signal: abort.signal },
+    );
+    for await (const chunk of stream) {
+      if (chunk.choices[0]?.delta.content) break; // leaving the loop closes the response
+    }
+    abort.abort();
+    await expect.poll(() => cancelledOnWorker(), { timeout: 15_000, interval: 500 }).toBeGreaterThan(before);
   });
 });

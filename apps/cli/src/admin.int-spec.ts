@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -229,5 +229,31 @@ describe('weft admin', () => {
     expect(deleted.code, deleted.stderr).toBe(0);
     expect(deleted.stdout).toContain(`deleted ${name} (${f.userId}): 1 sessions, 1 workspaces, 1 keys`);
     expect((await client.api('GET', '/v1/me', f.key)).status).toBe(401);
+  });
+});
+
+describe('weft workspace', () => {
+  it('pushes a folder under its name, lists, renames and deletes workspaces', async () => {
+    const f = await client.fixture(`ws-owner-${runId}`);
+    const dir = join(home, 'my-project');
+    await mkdir(dir);
+    await writeFile(join(dir, 'main.py'), 'print("hi")\n');
+    const pushed = await weft(['workspace', 'push', dir], asUser(f));
+    expect(pushed.code, pushed.stderr).toBe(0);
+    const id = pushed.stdout.trim();
+
+    const listed = await weft(['workspace', 'list'], asUser(f));
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(cells(listed.stdout.split('\n')[0])).toEqual(['name', 'id', 'files', 'size', 'last used']);
+    expect(cells(lineWith(listed.stdout, id))[0]).toBe('my-project');
+
+    expect((await weft(['workspace', 'rename', id, 'old project'], asUser(f))).code).toBe(0);
+    expect(cells(lineWith((await weft(['workspace', 'list'], asUser(f))).stdout, id))[0]).toBe('old project');
+    const deleted = await weft(['workspace', 'delete', id], asUser(f));
+    expect(deleted.code, deleted.stderr).toBe(0);
+    expect((await weft(['workspace', 'list'], asUser(f))).stdout).not.toContain(id);
+    const again = await weft(['workspace', 'delete', id], asUser(f));
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain(`Workspace ${id} not found`);
   });
 });

@@ -7,6 +7,9 @@ import { GatewayHttp, TRANSFER_TIMEOUT_MS, jsonBody, queryString, type FetchFn }
 const meSchema = z.object({ id: z.string(), name: z.string() });
 const modelsSchema = z.object({ models: z.array(modelInfoSchema) });
 const idSchema = z.object({ id: z.string() });
+const workspaceSchema = z.object({ id: z.string(), name: z.string(), createdAt: z.string(), lastUsedAt: z.string(), files: z.number(), bytes: z.number() });
+const workspacesSchema = z.object({ workspaces: z.array(workspaceSchema) });
+export type WorkspaceSummary = z.infer<typeof workspaceSchema>;
 const turnSchema = z.object({ turnId: z.string() });
 /** What every view of a session carries. */
 const sessionFields = {
@@ -93,11 +96,27 @@ export class ApiClient {
     return this.http.json('GET', '/v1/me/limits', myLimitsSchema);
   }
 
-  async uploadWorkspace(archive: Uint8Array): Promise<string> {
+  /** `name`: what the listing calls it (the folder's name). */
+  async uploadWorkspace(archive: Uint8Array, name?: string): Promise<string> {
     const body = new Blob([archive as Uint8Array<ArrayBuffer>], { type: 'application/gzip' });
     const signal = AbortSignal.timeout(TRANSFER_TIMEOUT_MS);
-    const { id } = await this.http.json('POST', '/v1/workspaces', idSchema, { body, contentType: 'application/gzip', signal });
+    const query = name ? `?name=${encodeURIComponent(name)}` : '';
+    const { id } = await this.http.json('POST', `/v1/workspaces${query}`, idSchema, { body, contentType: 'application/gzip', signal });
     return id;
+  }
+
+  /** The caller's workspaces, newest first, with their size and last use. */
+  async listWorkspaces(): Promise<WorkspaceSummary[]> {
+    return (await this.http.json('GET', '/v1/workspaces', workspacesSchema)).workspaces;
+  }
+
+  renameWorkspace(id: string, name: string): Promise<WorkspaceSummary> {
+    return this.http.json('PATCH', `/v1/workspaces/${encodeURIComponent(id)}`, workspaceSchema, jsonBody({ name }));
+  }
+
+  /** 409 while a turn runs in it. */
+  async deleteWorkspace(id: string): Promise<void> {
+    await this.http.send('DELETE', `/v1/workspaces/${encodeURIComponent(id)}`, {});
   }
 
   /** The workspace as a tar.gz byte stream. */

@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import type { ApiClient } from './api-client';
 import { packDirectory } from './archive';
 import { status, type CliContext } from './context';
@@ -30,7 +30,7 @@ export async function openSession(
 export async function uploadDirectory(ctx: CliContext, client: ApiClient, dir: string): Promise<string> {
   const archive = await packDirectory(dir);
   status(ctx, `uploading ${dir} (${formatBytes(archive.byteLength)})…`);
-  return client.uploadWorkspace(archive);
+  return client.uploadWorkspace(archive, basename(dir));
 }
 
 async function defaultModel(ctx: CliContext, client: ApiClient): Promise<string> {

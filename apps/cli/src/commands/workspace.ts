@@ -1,11 +1,43 @@
 import { resolve } from 'node:path';
 import { Command } from 'commander';
 import { extractArchive } from '../archive';
-import { connect, status, type CliContext } from '../context';
-import { uploadDirectory } from '../session-target';
+import { connect, outColors, status, type CliContext } from '../context';
+import { formatBytes, uploadDirectory } from '../session-target';
+import { tableText } from '../table';
 
 export function workspaceCommand(ctx: CliContext): Command {
-  const workspace = new Command('workspace').description('move files between a folder and a workspace on the gateway');
+  const workspace = new Command('workspace').description('your workspaces on the gateway: list, upload, download, rename, delete');
+  workspace
+    .command('list')
+    .description('your workspaces, newest first, with their size and when a session last used them (UTC)')
+    .action(async () => {
+      const workspaces = await (await connect(ctx)).listWorkspaces();
+      const c = outColors(ctx);
+      if (workspaces.length === 0) {
+        ctx.stdout.write(c.dim('no workspaces\n'));
+        return;
+      }
+      const when = (iso: string) => iso.slice(0, 16).replace('T', ' ');
+      const rows = workspaces.map((w) => [w.name, w.id, String(w.files), formatBytes(w.bytes), when(w.lastUsedAt)]);
+      ctx.stdout.write(tableText([{ header: 'name' }, { header: 'id' }, { header: 'files', align: 'right' }, { header: 'size', align: 'right' }, { header: 'last used' }], rows, c));
+    });
+  workspace
+    .command('rename')
+    .description('give a workspace another name')
+    .argument('<id>', 'the workspace id (ws_…)')
+    .argument('<name>', 'its new name')
+    .action(async (id: string, name: string) => {
+      const renamed = await (await connect(ctx)).renameWorkspace(id, name);
+      status(ctx, `renamed ${renamed.id} to ${renamed.name}`);
+    });
+  workspace
+    .command('delete')
+    .description("delete a workspace and its files (refused while a turn runs in it); its sessions keep their history")
+    .argument('<id>', 'the workspace id (ws_…)')
+    .action(async (id: string) => {
+      await (await connect(ctx)).deleteWorkspace(id);
+      status(ctx, `deleted ${id}`);
+    });
   workspace
     .command('push')
     .description('upload a folder (without .git and node_modules) as a new workspace; prints its id')

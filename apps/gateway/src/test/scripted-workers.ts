@@ -117,6 +117,15 @@ class ScriptedWorkersController {
     return { files: 0, bytes: 0 };
   }
 
+  @MessagePattern(Routes.toolsWorkspaceUsage.subject)
+  workspaceUsage(@Payload() request: { workspaceIds: string[] }) {
+    const workspaces = request.workspaceIds.map((workspaceId) => {
+      const files = [...scriptedWorld.files.entries()].filter(([key]) => key.startsWith(`${workspaceId}:`));
+      return { workspaceId, files: files.length, bytes: files.reduce((sum, [, content]) => sum + Buffer.byteLength(content), 0) };
+    });
+    return { workspaces };
+  }
+
   @MessagePattern(Routes.toolsDeleteWorkspace.subject)
   deleteWorkspace(@Payload() request: { workspaceId: string }) {
     for (const key of [...scriptedWorld.files.keys()]) if (key.startsWith(`${request.workspaceId}:`)) scriptedWorld.files.delete(key);
