@@ -176,6 +176,8 @@ export class AgentLoop {
     const stop = new AbortController();
     const onCancel = () => stop.abort();
     turn.cancel.addEventListener('abort', onCancel, { once: true });
+    // A cancel that came while the prompt was being built has fired already: no event will follow.
+    if (turn.cancel.aborted) stop.abort();
     const remaining = withTools ? this.remainingMs(turn) : Infinity;
     const timer = Number.isFinite(remaining) ? setTimeout(() => stop.abort(), Math.max(0, remaining)) : undefined;
     let text = '';

@@ -411,6 +411,19 @@ describe('TurnRunner', () => {
     expect(t.store.record.activeTurnId).toBeNull();
   });
 
+  it('cancels a turn whose cancel came while its prompt was being built, without waiting on the generation', async () => {
+    const t = setup([{ hang: true }]);
+    const messages = t.store.messages.bind(t.store);
+    let reads = 0;
+    // The second read of the history is the prompt's: the cancel lands after the turn's own checks.
+    t.store.messages = async (thread) => {
+      if (++reads === 2) t.cancellation.controller.abort();
+      return messages(thread);
+    };
+    await t.run();
+    expect(t.store.events.at(-1)).toMatchObject({ type: 'turn.cancelled', turnId: TURN });
+  });
+
   it('does not run again a call whose outcome a previous run stored, nor one it left half done', async () => {
     const t = setup([{ text: 'done' }]);
     const a = call('run_command', { command: 'make' }, 'ca');
