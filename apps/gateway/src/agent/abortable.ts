@@ -9,7 +9,11 @@ export class AbortedError extends Error {
 /** Rejects with AbortedError as soon as `signal` aborts, whatever `promise` is doing. */
 export function raceAbort<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
   if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(new AbortedError());
+  if (signal.aborted) {
+    // Nobody waits for `promise` now: its own rejection (an aborted inner stream) must not go unhandled.
+    promise.catch(() => undefined);
+    return Promise.reject(new AbortedError());
+  }
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(new AbortedError());
     signal.addEventListener('abort', onAbort, { once: true });
