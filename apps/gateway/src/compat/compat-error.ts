@@ -1,4 +1,6 @@
 import { AppError, ErrorCode } from '@weft/contracts';
+import type { Logger } from '@weft/logging';
+import type { Request, Response } from 'express';
 import { toHttpError } from '../common/http-error';
 
 /** An error as the compatible APIs report it, before each API gives it its own shape. */
@@ -39,4 +41,25 @@ export function toCompatError(exception: unknown, busyStatus: 429 | 529): Compat
 /** A request these APIs refuse, naming the field (`param`) the way the API's docs spell it. */
 export function badRequest(message: string, param?: string): AppError {
   return new AppError(ErrorCode.InvalidRequest, message, param ? { param } : undefined);
+}
+
+/**
+ * Answers a failed request in one API's error shape: logs a 500 with its id, sets `Retry-After`
+ * where the error has one, and ends a response whose headers already went out.
+ */
+export function sendCompatError(
+  exception: unknown,
+  req: Request,
+  res: Response,
+  logger: Logger,
+  api: { busyStatus: 429 | 529; body: (error: CompatError) => unknown },
+): void {
+  const error = toCompatError(exception, api.busyStatus);
+  if (error.errorId) logger.error({ err: exception, errorId: error.errorId, method: req.method, url: req.originalUrl }, 'unexpected error');
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  if (error.retryAfter !== undefined) res.setHeader('Retry-After', String(error.retryAfter));
+  res.status(error.status).json(api.body(error));
 }

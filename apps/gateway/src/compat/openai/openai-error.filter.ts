@@ -2,7 +2,7 @@ import { type ArgumentsHost, Catch, type ExceptionFilter, Inject } from '@nestjs
 import type { Logger } from '@weft/logging';
 import type { Request, Response } from 'express';
 import { LOGGER } from '../../infra/tokens';
-import { type CompatError, toCompatError } from '../compat-error';
+import { type CompatError, sendCompatError } from '../compat-error';
 
 const TYPE_BY_STATUS: Record<number, string> = {
   400: 'invalid_request_error',
@@ -35,14 +35,7 @@ export function openAiErrorBody(error: CompatError) {
 }
 
 export function sendOpenAiError(exception: unknown, req: Request, res: Response, logger: Logger): void {
-  const error = toCompatError(exception, 429);
-  if (error.errorId) logger.error({ err: exception, errorId: error.errorId, method: req.method, url: req.originalUrl }, 'unexpected error');
-  if (res.headersSent) {
-    res.end();
-    return;
-  }
-  if (error.retryAfter !== undefined) res.setHeader('Retry-After', String(error.retryAfter));
-  res.status(error.status).json(openAiErrorBody(error));
+  sendCompatError(exception, req, res, logger, { busyStatus: 429, body: openAiErrorBody });
 }
 
 @Catch()
