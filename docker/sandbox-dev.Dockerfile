@@ -23,7 +23,7 @@ RUN ln -s ../lib/node_modules/npm/bin/npm-cli.js /usr/local/bin/npm \
  && ln -s ../lib/node_modules/npm/bin/npx-cli.js /usr/local/bin/npx \
  && ln -s ../lib/node_modules/corepack/dist/corepack.js /usr/local/bin/corepack \
  && corepack enable --install-directory /usr/local/bin
-COPY sandbox-runtime/weft-run sandbox-runtime/weft-exec sandbox-runtime/weft-idle /usr/local/bin/
+COPY sandbox-runtime/weft-run sandbox-runtime/weft-exec sandbox-runtime/weft-idle sandbox-runtime/weft-serve /usr/local/bin/
 # The root is read-only at run time: every tool caches in the /cache volume (Docker gives a new
 # named volume the directory's owner, 10001). No prompts or update checks: nobody answers them.
 # NODE_USE_ENV_PROXY: Node's own fetch and http (corepack uses fetch) honour HTTPS_PROXY only then.

@@ -10,7 +10,7 @@ RUN apt-get update && apt-get install -y --no-install-recommends python3 bash co
  && groupadd --gid 10001 sandbox && useradd --uid 10001 --gid 10001 --home-dir /tmp --shell /bin/bash sandbox \
  && mkdir -p /workspace /cache && chown 10001:10001 /workspace /cache
 COPY --from=node /usr/local/bin/node /usr/local/bin/node
-COPY sandbox-runtime/weft-run sandbox-runtime/weft-exec sandbox-runtime/weft-idle /usr/local/bin/
+COPY sandbox-runtime/weft-run sandbox-runtime/weft-exec sandbox-runtime/weft-idle sandbox-runtime/weft-serve /usr/local/bin/
 USER 10001:10001
 WORKDIR /workspace
 CMD ["bash"]

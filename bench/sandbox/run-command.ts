@@ -1,6 +1,7 @@
 /**
  * The `run_command` part of `npm run bench:sandbox`: a command in a session's warm container
- * (docker exec) against a cold container per command (the worker without a session) and
+ * (through its command server, and through docker exec) against a cold container per command
+ * (the worker without a session) and
  * `docker run --rm` of the same image with the same mount and limits; then the same lockfile's
  * `npm ci` twice through the allow-listing proxy, the second time from the user's package cache.
  */
@@ -29,40 +30,86 @@ interface Worker {
   close(): Promise<void>;
 }
 
-export async function benchRunCommand(natsUrl: string): Promise<void> {
+export async function benchRunCommand(natsUrl: string, parts: { commands: boolean; npm: boolean }): Promise<void> {
   const root = await realpath(await mkdtemp(join(tmpdir(), 'weft-bench-ws-')));
-  const proxy = startProxy();
-  const worker = await startWorker(natsUrl, root, proxy);
+  const proxy = parts.npm ? startProxy() : undefined;
   try {
-    const workspaceId = await newWorkspace(root, 'ws_benchcommands');
-    const rows: string[][] = [];
-    let sessions = 0;
-    for (const command of COMMANDS) {
-      const session = { sessionId: `ses_bench${process.pid}x${++sessions}`, ownerId: 'usr_bench' };
-      const base = { mode: 'command', workspaceId, command, writable: true, network: 'none' } as const;
-      const warm = await timed(() => worker.exec({ ...base, session }));
-      const cold = await timed(() => worker.exec(base));
-      const image = TestImages.sandboxDev;
-      const spec = buildContainerSpec(
-        { request: base, workspaceHostPath: join(root, workspaceId), cwd: '', timeoutMs: 60_000, now: Date.now() },
-        { ...loadConfig(sandboxConfigSchema, {}), SANDBOX_IMAGE: image },
-      );
-      const cli = await timed(() => docker(dockerRunArgs(spec)));
-      rows.push([`${command} p50`, ...[warm, cold, cli].map((s) => ms(percentile(s, 50)))]);
-      rows.push([`${command} p99`, ...[warm, cold, cli].map((s) => ms(percentile(s, 99)))]);
+    if (parts.commands) await benchCommands(natsUrl, root);
+    if (parts.npm && proxy) {
+      const worker = await startWorker(natsUrl, root, proxy);
+      try {
+        await benchNpmCi(worker, root);
+      } finally {
+        await worker.close();
+      }
     }
-    printTable(
-      `run_command latency (x${RUNS} each, writable workspace, image ${TestImages.sandboxDev}, host ${cpus().length} CPUs)`,
-      ['', "session's warm container", 'cold container (worker)', 'docker run --rm'],
-      rows,
-    );
-    console.log('warm: request to reply over NATS, docker exec in the running container, changed files compared before and after.\n');
-    await benchNpmCi(worker, root);
   } finally {
-    await worker.close();
     if (proxy) execFileSync('docker', ['rm', '-f', proxy], { stdio: 'ignore' });
     await rm(root, { recursive: true, force: true });
   }
+}
+
+/**
+ * One worker at a time on the shared NATS (two would split the requests between them): the
+ * command server first, then the same worker with it turned off, whose runs are `docker exec`.
+ */
+async function benchCommands(natsUrl: string, root: string): Promise<void> {
+  const workspaceId = await newWorkspace(root, 'ws_benchcommands');
+  const columns = new Map<string, number[][]>();
+  let sessions = 0;
+  const measure = async (env: Record<string, string>, take: (worker: Worker, base: CommandBase) => Promise<Array<[string, number[]]>>) => {
+    const worker = await startWorker(natsUrl, root, undefined, env);
+    try {
+      for (const [i, command] of COMMANDS.entries()) {
+        const base = { mode: 'command', workspaceId, command, writable: true, network: 'none' } as const;
+        for (const [column, samples] of await take(worker, base)) {
+          const rows = columns.get(column) ?? [];
+          rows[i] = samples;
+          columns.set(column, rows);
+        }
+      }
+    } finally {
+      await worker.close();
+    }
+  };
+  const session = () => ({ sessionId: `ses_bench${process.pid}x${++sessions}`, ownerId: 'usr_bench' });
+  await measure({}, async (worker, base) => {
+    const inSession = { ...base, session: session() };
+    return [["session's warm container", await timed(() => worker.exec(inSession))]];
+  });
+  await measure({ SANDBOX_COMMAND_SERVER: 'false' }, async (worker, base) => {
+    const inSession = { ...base, session: session() };
+    const image = TestImages.sandboxDev;
+    const spec = buildContainerSpec(
+      { request: base, workspaceHostPath: join(root, workspaceId), cwd: '', timeoutMs: 60_000, now: Date.now() },
+      { ...loadConfig(sandboxConfigSchema, {}), SANDBOX_IMAGE: image },
+    );
+    return [
+      ['warm, docker exec', await timed(() => worker.exec(inSession))],
+      ['cold container (worker)', await timed(() => worker.exec(base))],
+      ['docker run --rm', await timed(() => docker(dockerRunArgs(spec)))],
+    ];
+  });
+  const headers = [...columns.keys()];
+  const rows = COMMANDS.flatMap((command, i) =>
+    [50, 99].map((p) => [`${command} p${p}`, ...headers.map((h) => ms(percentile(columns.get(h)![i]!, p)))]),
+  );
+  printTable(
+    `run_command latency (x${RUNS} each, writable workspace, image ${TestImages.sandboxDev}, host ${cpus().length} CPUs)`,
+    ['', ...headers],
+    rows,
+  );
+  console.log(
+    "warm: request to reply over NATS, the command started by the container's command server (weft-serve) or by docker exec, changed files compared before and after.\n",
+  );
+}
+
+interface CommandBase {
+  mode: 'command';
+  workspaceId: string;
+  command: string;
+  writable: true;
+  network: 'none';
 }
 
 /** `npm ci` of one lockfile in a new session of a new user (empty cache), then again in a second session. */
@@ -95,7 +142,7 @@ async function timed(call: () => Promise<unknown>): Promise<number[]> {
   });
 }
 
-async function startWorker(natsUrl: string, root: string, proxy: string | undefined): Promise<Worker> {
+async function startWorker(natsUrl: string, root: string, proxy: string | undefined, env: Record<string, string> = {}): Promise<Worker> {
   const config = loadConfig(sandboxConfigSchema, {
     NATS_URL: natsUrl,
     WORKSPACES_DIR: root,
@@ -105,6 +152,7 @@ async function startWorker(natsUrl: string, root: string, proxy: string | undefi
     SANDBOX_IMAGES: `dev=${TestImages.sandboxDev}`,
     LOG_LEVEL: 'warn',
     ...(proxy ? { SANDBOX_PROXY_CONTAINER: proxy } : {}),
+    ...env,
   });
   const app: INestMicroservice = await createSandboxApp(config, createLogger('sandbox-bench', config.LOG_LEVEL));
   await app.listen();

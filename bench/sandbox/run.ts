@@ -4,7 +4,7 @@
  * the same limits; one after another and as a burst of concurrent runs. Not a test: it prints
  * a table; then `run_command` in a session's warm container against cold ones, and `npm ci` with
  * and without the user's package cache (run-command.ts). Needs the Docker engine and the images
- * `npm run images` builds.
+ * `npm run images` builds. BENCH_PARTS=pool,commands,npm picks the parts (all by default).
  */
 import 'reflect-metadata';
 import { cpus } from 'node:os';
@@ -42,17 +42,23 @@ async function main(): Promise<void> {
     LOG_LEVEL: 'warn',
     ...pick(process.env, ['SANDBOX_IMAGE', 'SANDBOX_RUNTIME', 'SANDBOX_MEMORY_MB', 'SANDBOX_CPUS', 'SANDBOX_PIDS_LIMIT']),
   };
+  const parts = new Set((process.env.BENCH_PARTS ?? 'pool,commands,npm').split(','));
   try {
-    // The pool is sized to the burst so every run of it can be served warm.
-    const warm = await throughWorker({ ...env, SANDBOX_POOL_SIZE: String(BURST_SIZE) });
-    const coldWorker = await throughWorker({ ...env, SANDBOX_POOL_SIZE: '0' });
-    const coldCli = await throughDockerRun(loadConfig(sandboxConfigSchema, env));
-    printTable(loadConfig(sandboxConfigSchema, env), { warm, coldWorker, coldCli });
-    console.log('');
-    await benchRunCommand(nats.url);
+    if (parts.has('pool')) await benchPool(env);
+    await benchRunCommand(nats.url, { commands: parts.has('commands'), npm: parts.has('npm') });
   } finally {
     await nats.stop();
   }
+}
+
+/** Snippets through the warm pool, against cold containers and `docker run`. */
+async function benchPool(env: Record<string, string>): Promise<void> {
+  // The pool is sized to the burst so every run of it can be served warm.
+  const warm = await throughWorker({ ...env, SANDBOX_POOL_SIZE: String(BURST_SIZE) });
+  const coldWorker = await throughWorker({ ...env, SANDBOX_POOL_SIZE: '0' });
+  const coldCli = await throughDockerRun(loadConfig(sandboxConfigSchema, env));
+  printTable(loadConfig(sandboxConfigSchema, env), { warm, coldWorker, coldCli });
+  console.log('');
 }
 
 /** Runs through a real worker over NATS, as the gateway calls it. */

@@ -279,6 +279,12 @@ const sandboxEnvSchema = z.object({
     .transform((path) => (path ? path : undefined)),
   /** Each user's npm, pip, Go and cargo caches in a volume of their own, kept across sessions. */
   SANDBOX_PACKAGE_CACHE: booleanFlag().default(true),
+  /**
+   * Start a session's commands through its container's command server (weft-serve, over the
+   * attached stdin) instead of `docker exec` each time; off, or with an image without Node,
+   * every command is a `docker exec`.
+   */
+  SANDBOX_COMMAND_SERVER: booleanFlag().default(true),
 });
 
 export const sandboxConfigSchema = sandboxEnvSchema.superRefine((config, ctx) => {

@@ -1,3 +1,4 @@
+import type { CommandChannel } from './command-channel';
 /**
  * The sandbox's port onto a container engine. Only plain data crosses it, so the Docker adapter
  * can be swapped for a fake in unit tests and its types never leak out.
@@ -15,6 +16,8 @@ export interface ContainerSpec {
   limits: ContainerLimits;
   /** Keep stdin open for the caller to write to. */
   openStdin: boolean;
+  /** Stdin stays open across attaches (a session container's command server); else the first attach's end closes it. */
+  sharedStdin?: boolean;
   /** OCI runtime (for example `runsc`); the engine's default when absent. */
   runtime?: string;
   /** The network to join (egress, or a user's proxy network); absent, loopback only. */
@@ -122,6 +125,11 @@ export interface ContainerRuntime {
    * the run is dead; the container's removal may finish just after.
    */
   run(spec: ContainerSpec, options: RunOptions): Promise<RunOutcome>;
+  /**
+   * Attaches to a running session container's command server; undefined when none answers
+   * within `readyTimeoutMs` (an image without Node): commands then go through `exec`.
+   */
+  openChannel(containerId: string, readyTimeoutMs: number): Promise<CommandChannel | undefined>;
   /** Creates and starts a container running the warm runner; `spec.cmd` must be that runner. */
   startWarm(spec: ContainerSpec): Promise<WarmContainer>;
   /**

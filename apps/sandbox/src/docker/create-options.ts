@@ -24,7 +24,7 @@ export function toCreateOptions(spec: ContainerSpec): ContainerCreateOptions {
     Tty: false,
     AttachStdin: spec.openStdin,
     OpenStdin: spec.openStdin,
-    StdinOnce: spec.openStdin,
+    StdinOnce: spec.openStdin && !spec.sharedStdin,
     AttachStdout: true,
     AttachStderr: true,
     NetworkDisabled: !spec.network,

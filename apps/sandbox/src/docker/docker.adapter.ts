@@ -4,6 +4,7 @@ import { AppError, ErrorCode } from '@weft/contracts';
 import type { Logger } from '@weft/logging';
 import Docker from 'dockerode';
 import { CappedOutput } from './capped-output';
+import { CommandChannel } from './command-channel';
 import type {
   ContainerRuntime,
   ContainerSpec,
@@ -240,6 +241,20 @@ export class DockerAdapter implements ContainerRuntime {
       oomKilled: stderrText.includes(OOM_MARKER),
       durationMs,
     };
+  }
+
+  async openChannel(containerId: string, readyTimeoutMs: number): Promise<CommandChannel | undefined> {
+    const container = this.docker.getContainer(containerId);
+    const stream = (await this.engine(() => container.attach({ stream: true, stdin: true, stdout: true, stderr: true, hijack: true }))) as Duplex;
+    const channel = new CommandChannel(
+      stream,
+      (attached, stdout, stderr) => this.docker.modem.demuxStream(attached, stdout, stderr),
+      () => this.remove(containerId),
+      this.logger,
+    );
+    if (await channel.ping(readyTimeoutMs)) return channel;
+    channel.close();
+    return undefined;
   }
 
   async whenStopped(containerId: string): Promise<void> {

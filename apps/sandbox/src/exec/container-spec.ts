@@ -103,7 +103,8 @@ export const SESSION_EXEC_PATH = '/usr/local/bin/weft-exec';
 /**
  * A session's long-lived container: the same user, limits and isolation as a cold run, its
  * workspace mounted (`.weft/` always read-only), and `weft-idle` as its main process, which
- * stops it after `idleMs` without a command. Commands run in it with `docker exec`.
+ * stops it after `idleMs` without a command. With Node in the image that is the command server
+ * (`weft-serve`), fed over the attached stdin; without, commands run in it with `docker exec`.
  */
 export function buildSessionSpec(input: SessionSpecInput, config: SpecLimits): ContainerSpec & { name: string } {
   const base = baseSpec({ ...config, SANDBOX_IMAGE: input.image.image }, input.now + input.maxLifetimeMs);
@@ -132,7 +133,9 @@ export function buildSessionSpec(input: SessionSpecInput, config: SpecLimits): C
       ...(input.caCertsHostPath ? [{ type: 'bind' as const, hostPath: input.caCertsHostPath, target: CA_TARGET, readOnly: true }] : []),
     ],
     ...(input.proxy ? { network: input.proxy.network } : input.egressNetwork ? { network: input.egressNetwork } : {}),
-    openStdin: false,
+    // The command server (weft-serve) reads its requests there, from whichever worker attaches.
+    openStdin: true,
+    sharedStdin: true,
   };
 }
 

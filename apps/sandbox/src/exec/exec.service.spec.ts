@@ -68,6 +68,7 @@ class FakeRuntime implements ContainerRuntime {
   ensureNamed = unused;
   listLabelled = unused;
   exec = unused;
+  openChannel = unused;
   whenStopped = unused;
   removeContainer = unused;
   ensureVolume = unused;

@@ -42,6 +42,38 @@ describe("a session's warm container (real Docker, real NATS)", () => {
     expect(await containersOf(session)).toHaveLength(1);
   });
 
+  it("starts commands through the container's command server, also for a second worker that adopts the container", async () => {
+    const session = newSession();
+    const workspaceId = await sandbox.newWorkspace();
+    const parent = 'ps -o args= -p $PPID';
+    expect((await run(session, workspaceId, parent)).stdout.trim()).toBe('node /usr/local/bin/weft-serve');
+    // A replica finds the same container by its name and attaches to the same server.
+    const replica = await startSandboxHarness(nats.url, { SANDBOX_POOL_SIZE: '0', WORKSPACES_DIR: sandbox.root });
+    try {
+      const request = { mode: 'command', workspaceId, command: `${parent}; hostname`, writable: true, network: 'none', session } as const;
+      const [mine, theirs] = await Promise.all([run(session, workspaceId, `${parent}; hostname`), replica.service.run(request)]);
+      expect(theirs).toMatchObject({ exitCode: 0, reused: true });
+      expect(theirs.stdout).toBe(mine.stdout);
+      expect(theirs.stdout.split('\n')[0]).toBe('node /usr/local/bin/weft-serve');
+    } finally {
+      await replica.close();
+    }
+  });
+
+  it('falls back to docker exec, with the same results, when the command server is turned off', async () => {
+    const execOnly = await startSandboxHarness(nats.url, { SANDBOX_POOL_SIZE: '0', SANDBOX_COMMAND_SERVER: 'false' });
+    try {
+      const session = newSession();
+      const workspaceId = await execOnly.newWorkspace();
+      const request = { mode: 'command', workspaceId, writable: true, network: 'none', session } as const;
+      const first = await execOnly.service.run({ ...request, command: 'ps -o comm= -p $PPID; echo out; echo err >&2; exit 3' });
+      expect(first).toMatchObject({ exitCode: 3, stdout: 'weft-exec\nout\n', stderr: 'err\n', reused: false });
+      expect(await execOnly.service.run({ ...request, command: 'true' })).toMatchObject({ exitCode: 0, reused: true });
+    } finally {
+      await execOnly.close();
+    }
+  });
+
   it('never shares a container between two sessions, even of one user on one workspace', async () => {
     const workspaceId = await sandbox.newWorkspace();
     const [a, b] = [newSession(), newSession()];

@@ -18,6 +18,7 @@ import type { ParsedExecRequest } from '../exec/exec-request';
 import { WorkspaceLocator } from '../exec/workspace-locator';
 import { ImageCatalogue, type ResolvedImage } from '../images/image-catalogue';
 import { LOGGER, SANDBOX_CONFIG } from '../tokens';
+import type { CommandChannel } from '../docker/command-channel';
 import { ProxyNetworks } from './proxy-networks';
 import { compareSnapshots, snapshotWorkspace } from './workspace-changes';
 
@@ -27,7 +28,12 @@ interface Live {
   id: string;
   /** Commands this process has run in it; an adopted container counts as used. */
   runs: number;
+  /** Its command server, when the image has one; else commands go through `docker exec`. */
+  channel?: CommandChannel;
 }
+
+/** How long a command server may take to answer its first ping: Node's start in a new container, on a busy host. */
+const SERVER_READY_MS = { created: 10_000, adopted: 2_000 } as const;
 
 /**
  * One container per session, made on its first command with that session's workspace, image and
@@ -64,11 +70,9 @@ export class SessionContainers {
       const container = await this.container(name, request, image, located.hostPath);
       const before = request.writable ? await snapshotWorkspace(root) : undefined;
       try {
-        const outcome = await this.runtime.exec(container.id, argv, {
-          ...options,
-          workingDir,
-          killArgv: [SESSION_EXEC_PATH, '--kill', runId],
-        });
+        const outcome = container.channel?.open
+          ? await container.channel.run(commandLine(request), workingDir, options)
+          : await this.runtime.exec(container.id, argv, { ...options, workingDir, killArgv: [SESSION_EXEC_PATH, '--kill', runId] });
         const reused = container.runs > 0;
         container.runs++;
         const changes = before ? compareSnapshots(before, await snapshotWorkspace(root)) : undefined;
@@ -138,9 +142,15 @@ export class SessionContainers {
       { sessionId: session.sessionId, workspaceId: request.workspaceId, image: image.id, network: request.network, created: container.created },
       container.created ? 'session container started' : 'session container adopted',
     );
-    void this.runtime.whenStopped(container.id).then(() => this.forget(name, container.id));
+    const channel = this.config.SANDBOX_COMMAND_SERVER
+      ? await this.runtime.openChannel(container.id, container.created ? SERVER_READY_MS.created : SERVER_READY_MS.adopted)
+      : undefined;
+    void this.runtime.whenStopped(container.id).then(() => {
+      channel?.close();
+      this.forget(name, container.id);
+    });
     if (container.created) void this.removeOthers(session.sessionId, container.id);
-    return { id: container.id, runs: container.created ? 0 : 1 };
+    return { id: container.id, runs: container.created ? 0 : 1, ...(channel ? { channel } : {}) };
   }
 
   /** The session's containers made for other settings (another image, say) are not used again. */

@@ -1,0 +1,182 @@
+import { randomBytes } from 'node:crypto';
+import type { Duplex, Writable } from 'node:stream';
+import { PassThrough } from 'node:stream';
+import { AppError, ErrorCode } from '@weft/contracts';
+import type { Logger } from '@weft/logging';
+import { CappedOutput } from './capped-output';
+import { ContainerNotRunningError, type OutputListener, type RunOptions, type RunOutcome } from './container-runtime';
+import { LineSplitter, SERVE_PROTOCOL_VERSION, type ServeFrame, type ServeRequest, encodeRequest, parseFrame } from './session-protocol';
+
+/** How long a killed command may take to report its end before the container is given up on. */
+const KILL_GRACE_MS = 2_000;
+
+/** What a channel needs from its engine: the attach stream split into stdout and stderr. */
+export type Demultiplex = (stream: Duplex, stdout: Writable, stderr: Writable) => void;
+
+interface PendingRun {
+  stdout: CappedOutput;
+  stderr: CappedOutput;
+  onOutput?: OutputListener;
+  started: boolean;
+  exited: (frame: Extract<ServeFrame, { t: 'exit' }> | 'lost') => void;
+}
+
+/**
+ * Commands for one session container through its command server (`weft-serve`), over the
+ * container's attached stdin and stdout: no `docker exec` per command. The worker keeps the
+ * deadline and the output cap; a server that stops answering gets its container removed.
+ */
+export class CommandChannel {
+  private readonly runs = new Map<string, PendingRun>();
+  private readonly pongs = new Map<string, (version: number) => void>();
+  private closed = false;
+
+  constructor(
+    private readonly stream: Duplex,
+    demultiplex: Demultiplex,
+    /** Called when a killed command never reports back: remove the container. */
+    private readonly giveUp: () => Promise<void>,
+    private readonly logger: Logger,
+  ) {
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    const lines = new LineSplitter((line) => this.dispatch(line));
+    stdout.on('data', (chunk: Buffer) => lines.push(chunk));
+    stderr.on('data', (chunk: Buffer) => this.logger.debug({ serverLog: chunk.toString('utf8').slice(0, 2_000) }, 'weft-serve wrote to stderr'));
+    demultiplex(stream, stdout, stderr);
+    const end = () => this.close();
+    stream.once('end', end);
+    stream.once('close', end);
+    stream.on('error', (error) => {
+      this.logger.debug({ err: error }, 'session container attach stream failed');
+      end();
+    });
+  }
+
+  get open(): boolean {
+    return !this.closed;
+  }
+
+  /** True when a command server of this protocol answers within `timeoutMs`. */
+  async ping(timeoutMs: number): Promise<boolean> {
+    if (this.closed) return false;
+    const id = randomBytes(6).toString('hex');
+    const version = await new Promise<number | undefined>((resolve) => {
+      const timer = setTimeout(() => resolve(undefined), timeoutMs);
+      this.pongs.set(id, (v) => {
+        clearTimeout(timer);
+        resolve(v);
+      });
+      this.send({ t: 'ping', id });
+    });
+    this.pongs.delete(id);
+    return version === SERVE_PROTOCOL_VERSION;
+  }
+
+  async run(argv: string[], cwd: string, options: RunOptions): Promise<RunOutcome> {
+    if (this.closed) throw new ContainerNotRunningError('session container');
+    const id = randomBytes(8).toString('hex');
+    const startedAt = performance.now();
+    let resolveExit!: PendingRun['exited'];
+    const exit = new Promise<Parameters<PendingRun['exited']>[0]>((resolve) => (resolveExit = resolve));
+    const run: PendingRun = {
+      stdout: new CappedOutput(options.outputMaxBytes),
+      stderr: new CappedOutput(options.outputMaxBytes),
+      onOutput: options.onOutput,
+      started: false,
+      exited: resolveExit,
+    };
+    this.runs.set(id, run);
+    try {
+      this.send({ t: 'run', id, argv, cwd });
+      const ending = await raceEnd(exit, options.timeoutMs, options.signal);
+      let frame = ending.frame;
+      if (!frame) {
+        this.send({ t: 'kill', id });
+        frame = await Promise.race([exit, delay(KILL_GRACE_MS).then(() => undefined)]);
+        if (frame === undefined) {
+          this.logger.warn({ runId: id }, 'a killed command did not report its end; removing its session container');
+          await this.giveUp();
+        }
+        if (ending.reason === 'cancelled') throw new AppError(ErrorCode.SandboxCancelled, 'The run was cancelled and its processes killed');
+      }
+      // The container went away before the server took the command: nothing ran.
+      if (frame === 'lost' && !run.started) throw new ContainerNotRunningError('session container');
+      const exited = typeof frame === 'object' ? frame : undefined;
+      if (frame === 'lost') run.stderr.push(Buffer.from('\nweft: the session container stopped during the run\n'));
+      const timedOut = ending.reason === 'timeout';
+      return {
+        exitCode: timedOut ? null : (exited?.code ?? null),
+        stdout: run.stdout.text(),
+        stderr: run.stderr.text() + (exited?.oom ? `\n${OOM_NOTE}\n` : ''),
+        stdoutTruncated: run.stdout.truncated,
+        stderrTruncated: run.stderr.truncated,
+        stdoutCutBytes: run.stdout.cutBytes,
+        stderrCutBytes: run.stderr.cutBytes,
+        timedOut,
+        oomKilled: exited?.oom ?? false,
+        durationMs: Math.round(performance.now() - startedAt),
+      };
+    } finally {
+      this.runs.delete(id);
+    }
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const run of this.runs.values()) run.exited('lost');
+    this.stream.destroy();
+  }
+
+  private send(request: ServeRequest): void {
+    if (!this.closed) this.stream.write(encodeRequest(request));
+  }
+
+  private dispatch(line: string): void {
+    const frame = parseFrame(line);
+    if (!frame) return;
+    if (frame.t === 'pong') {
+      this.pongs.get(frame.id)?.(frame.v);
+      return;
+    }
+    const run = this.runs.get(frame.id);
+    if (!run) return; // another worker's run in the same container, or a finished one
+    if (frame.t === 'started') run.started = true;
+    else if (frame.t === 'exit') run.exited(frame);
+    else {
+      const chunk = Buffer.from(frame.d, 'base64');
+      const stream = frame.s === 'o' ? 'stdout' : 'stderr';
+      run[stream].push(chunk);
+      run.onOutput?.(stream, chunk);
+    }
+  }
+}
+
+/** What the result says when the container's memory limit killed a process of the run (as weft-exec says it). */
+const OOM_NOTE = 'weft-exec: a process was killed for memory (the container\'s limit)';
+
+type Ending<T> = { reason: 'exited'; frame: T } | { reason: 'timeout' | 'cancelled'; frame?: undefined };
+
+async function raceEnd<T>(exit: Promise<T>, timeoutMs: number, signal?: AbortSignal): Promise<Ending<T>> {
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  try {
+    return await Promise.race([
+      exit.then((frame) => ({ reason: 'exited' as const, frame })),
+      new Promise<Ending<T>>((resolve) => (timer = setTimeout(() => resolve({ reason: 'timeout' }), timeoutMs))),
+      new Promise<Ending<T>>((resolve) => {
+        onAbort = () => resolve({ reason: 'cancelled' });
+        if (signal?.aborted) onAbort();
+        else signal?.addEventListener('abort', onAbort, { once: true });
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
