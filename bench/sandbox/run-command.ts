@@ -6,6 +6,7 @@
  * `npm ci` twice through the allow-listing proxy, the second time from the user's package cache.
  */
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,10 +21,11 @@ import { TestImages } from '../../test/support/containers';
 import { docker, dockerRunArgs } from './docker-run';
 import { percentile, sequential } from './stats';
 
+const HOST_CA_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
 const RUNS = Number(process.env.BENCH_SEQUENTIAL ?? 20);
 const COMMANDS = ['true', "python3 -c 'print(1)'"];
-/** A few packages with a small tree of their own: what a first install has to fetch. */
-const NPM_DEPENDENCIES = { chalk: '4.1.2', 'is-number': '7.0.0', semver: '7.6.3' };
+/** A small web project's dependencies (77 packages): what a first install has to fetch. */
+const NPM_DEPENDENCIES = { express: '4.21.2', chalk: '4.1.2', semver: '7.6.3' };
 
 interface Worker {
   exec(request: ExecRequest): Promise<ExecResult>;
@@ -152,6 +154,8 @@ async function startWorker(natsUrl: string, root: string, proxy: string | undefi
     SANDBOX_IMAGES: `dev=${TestImages.sandboxDev}`,
     LOG_LEVEL: 'warn',
     ...(proxy ? { SANDBOX_PROXY_CONTAINER: proxy } : {}),
+    // Where HTTPS is re-signed on the way out (as on this project's machines), runs trust the host's bundle.
+    ...(existsSync(HOST_CA_BUNDLE) ? { SANDBOX_CA_CERTS: HOST_CA_BUNDLE } : {}),
     ...env,
   });
   const app: INestMicroservice = await createSandboxApp(config, createLogger('sandbox-bench', config.LOG_LEVEL));
