@@ -4,7 +4,7 @@ import { toCreateOptions } from './create-options';
 
 const spec: ContainerSpec = {
   image: 'weft/sandbox-runtime:latest',
-  cmd: ['bash', '-lc', 'true'],
+  cmd: ['bash', '-c', 'true'],
   user: '10001:10001',
   workingDir: '/workspace',
   env: { HOME: '/tmp' },

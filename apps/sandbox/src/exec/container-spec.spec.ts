@@ -21,7 +21,7 @@ describe('buildContainerSpec', () => {
       workspaceHostPath: '/host/ws/ws_abcdefgh',
       cwd: 'src/app',
     });
-    expect(spec.cmd).toEqual(['bash', '-lc', 'ls']);
+    expect(spec.cmd).toEqual(['bash', '-c', 'ls']);
     expect(spec.workingDir).toBe('/workspace/src/app');
     expect(spec.mount).toEqual({ hostPath: '/host/ws/ws_abcdefgh', target: '/workspace', readOnly: true });
   });

@@ -171,7 +171,9 @@ function proxyVariables(url: string): Record<string, string> {
 
 /** The argv that runs a command or a snippet. */
 export function commandLine(request: ParsedExecRequest): string[] {
-  if (request.mode === 'command') return ['bash', '-lc', request.command];
+  // Not a login shell (-l): Debian's /etc/profile resets PATH, dropping the image's own additions
+  // (the polyglot image's /cache/cargo/bin), and costs a fork of `id` on every command.
+  if (request.mode === 'command') return ['bash', '-c', request.command];
   switch (request.language) {
     case 'python':
       return ['python3', '-c', request.code];
