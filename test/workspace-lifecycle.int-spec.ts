@@ -119,6 +119,20 @@ describe('workspace lifecycle', () => {
   });
 });
 
+describe('reading files of a workspace', () => {
+  it('answers a path the filesystem cannot hold with 400 TOOLS.INVALID_PATH naming the problem', async () => {
+    const key = await newUser('ws-reader');
+    const workspaceId = await upload(key);
+    const long = await client.api('GET', `/v1/workspaces/${workspaceId}/files/src/${'n'.repeat(300)}`, key);
+    expect(long).toMatchObject({ status: 400, json: { error: { code: 'TOOLS.INVALID_PATH', details: { problem: 'name-too-long' } } } });
+    expect(long.json.error?.message).toContain(`the name '${'n'.repeat(60)}… (300 characters)' is 300 bytes long; a file or folder name can be at most 255 bytes`);
+    expect(long.json.error?.message).not.toContain(dir);
+    const nul = await client.api('GET', `/v1/workspaces/${workspaceId}/files/src/app.py%00.png`, key);
+    expect(nul).toMatchObject({ status: 400, json: { error: { code: 'TOOLS.INVALID_PATH', message: expect.stringContaining('NUL byte') } } });
+    expect((await client.api('GET', `/v1/workspaces/${workspaceId}/files/src`, key)).status).toBe(200);
+  });
+});
+
 describe('deleting a user', () => {
   it("removes what they owned (sessions, workspaces and their files, notes, rules, instructions, keys) and nothing of anyone else's", async () => {
     const admin = (method: string, path: string, body?: unknown) => client.api(method, path, TEST_ADMIN_TOKEN, body);

@@ -1,12 +1,11 @@
 import 'reflect-metadata';
-import { randomUUID } from 'node:crypto';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { type Logger, PinoNestLogger, createLogger } from '@weft/logging';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { pinoHttp } from 'pino-http';
 import { AppModule } from './app.module';
 import { AppExceptionFilter, sendHttpError } from './common/app-exception.filter';
+import { requestLogging } from './common/request-logging';
 import { sendAnthropicError } from './compat/anthropic/anthropic-error.filter';
 import { sendOpenAiError } from './compat/openai/openai-error.filter';
 import type { GatewaySettings } from './config';
@@ -30,22 +29,7 @@ export async function createGatewayApp(
     bodyParser: false,
     logger: new PinoNestLogger(logger),
   });
-  app.use(
-    pinoHttp({
-      logger,
-      genReqId: (req, res) => {
-        const id = randomUUID();
-        res.setHeader('X-Request-Id', id);
-        return id;
-      },
-      // Only what is needed to follow a request: never headers (they carry keys) or bodies.
-      serializers: {
-        req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
-        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-      },
-      autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
-    }),
-  );
+  app.use(requestLogging(logger));
   app.use('/v1/workspaces', express.raw({ type: GZIP_TYPES, limit: config.WORKSPACE_UPLOAD_MAX_BYTES }));
   app.use(COMPAT_PREFIXES, express.json({ limit: config.COMPAT_BODY_MAX_BYTES }));
   app.use(express.json({ limit: JSON_BODY_LIMIT }));

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { existsSync } from 'node:fs';
 import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,10 +9,11 @@ import { toolsConfigSchema } from '@weft/config';
 import { AppError, ErrorCode, Routes } from '@weft/contracts';
 import { type RpcClient, connectRpcClient } from '@weft/messaging';
 import pino from 'pino';
+import type { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type StartedService, startNats } from '../../../test/support/containers';
 import { startToolsWorker } from './bootstrap';
-import { tarGz } from './testing/tar-fixtures';
+import { gnuLongName, paxHeader, tarGz } from './testing/tar-fixtures';
 
 const workspaceId = `ws_int${Date.now()}`;
 
@@ -117,6 +119,55 @@ describe('tools worker over NATS', () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AppError);
     expect(error).toMatchObject({ code: ErrorCode.ArchiveRejected, message: expect.stringContaining('../evil.sh') });
+  });
+
+  it('answers a name over 255 bytes with TOOLS.INVALID_PATH from every file tool, and creates nothing', async () => {
+    const long = 'n'.repeat(300);
+    const calls: Array<z.input<typeof Routes.toolsCall.request>> = [
+      { workspaceId, tool: 'read_file', arguments: { path: `src/${long}` } },
+      { workspaceId, tool: 'write_file', arguments: { path: `new/${long}/a.txt`, content: 'x' } },
+      { workspaceId, tool: 'edit_file', arguments: { path: `src/${long}`, edits: [{ old: 'a', new: 'b' }] } },
+      { workspaceId, tool: 'list_directory', arguments: { path: `new/${long}` } },
+      { workspaceId, tool: 'glob', arguments: { pattern: '**', path: long } },
+    ];
+    for (const call of calls) {
+      const result = await rpc.client.request(Routes.toolsCall, call);
+      expect(result, call.tool).toMatchObject({ isError: true, errorCode: ErrorCode.InvalidPath });
+      expect(result.output, call.tool).toContain(`the name '${'n'.repeat(60)}… (300 characters)' is 300 bytes long`);
+      expect(result.output, call.tool).not.toContain(base);
+    }
+    expect(existsSync(join(base, 'workspaces', workspaceId, 'new'))).toBe(false);
+  });
+
+  it('answers a read of such a path for the gateway with TOOLS.INVALID_PATH', async () => {
+    const error = await rpc.client.request(Routes.toolsReadPath, { workspaceId, path: `docs/${'n'.repeat(300)}` }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AppError);
+    expect(error).toMatchObject({ code: ErrorCode.InvalidPath, details: { problem: 'name-too-long' } });
+    expect((error as AppError).message).toContain('at most 255 bytes');
+  });
+
+  it('refuses archives whose long names hold a NUL byte, naming the entry escaped, and keeps nothing', async () => {
+    for (const [n, name] of [paxHeader({ path: 'good.txt\0../../evil' }), gnuLongName('good.txt\0../../evil')].entries()) {
+      const archive = tarGz([name, { path: 'x.txt', content: 'hi' }]);
+      const target = `ws_nularchive${n}`;
+      const error = await rpc.client.request(Routes.toolsCreateWorkspace, { workspaceId: target, archiveBase64: archive.toString('base64') }).catch((e: unknown) => e);
+      expect(error).toMatchObject({
+        code: ErrorCode.ArchiveRejected,
+        message: "Archive rejected: entry 'good.txt\\0../../evil' has a NUL byte in its name; tar would silently cut it there",
+      });
+      expect(existsSync(join(base, 'workspaces', target))).toBe(false);
+    }
+  });
+
+  it('refuses an archive with a 10,000-character name in words, without the host path', async () => {
+    const archive = tarGz([paxHeader({ path: 'x'.repeat(10_000) }), { path: 'x.txt', content: 'hi' }]);
+    const error = await rpc.client.request(Routes.toolsCreateWorkspace, { workspaceId: 'ws_longname01', archiveBase64: archive.toString('base64') }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: ErrorCode.ArchiveRejected });
+    const { message } = error as AppError;
+    expect(message).toMatch(/^Archive rejected: entry 'x{200}… \(10000 characters\)' has a path the filesystem cannot hold/);
+    expect(message).not.toContain(base);
+    expect(message).not.toContain('ENAMETOOLONG');
+    expect(message.length).toBeLessThan(600);
   });
 
   it('refuses to create an id that exists', async () => {

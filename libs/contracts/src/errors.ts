@@ -29,6 +29,11 @@ export const ErrorCode = {
   ToolArgumentsInvalid: 'INFERENCE.TOOL_ARGUMENTS_INVALID',
   ProviderFailed: 'INFERENCE.PROVIDER_FAILED',
   PathOutsideWorkspace: 'TOOLS.PATH_OUTSIDE_WORKSPACE',
+  /**
+   * A path no filesystem can hold: a NUL byte, a name over 255 bytes or a path over 4096 bytes.
+   * Details name the problem (`problem`) and, for a long name, the name (`name`, shortened).
+   */
+  InvalidPath: 'TOOLS.INVALID_PATH',
   FileNotFound: 'TOOLS.FILE_NOT_FOUND',
   FileTooLarge: 'TOOLS.FILE_TOO_LARGE',
   NotAFile: 'TOOLS.NOT_A_FILE',
@@ -42,6 +47,8 @@ export const ErrorCode = {
   SandboxCancelled: 'SANDBOX.CANCELLED',
   /** An image id that the admin's catalogue (SANDBOX_IMAGES) does not hold. */
   SandboxImageUnknown: 'SANDBOX.IMAGE_UNKNOWN',
+  /** An MCP server failed a tool call, or reported the call's result as an error; the turn goes on. */
+  McpToolFailed: 'MCP.TOOL_FAILED',
   /** The user's workspaces hold more than WORKSPACE_QUOTA_BYTES: writes are refused until they shrink. */
   WorkspaceQuotaExceeded: 'WORKSPACE.QUOTA_EXCEEDED',
   /**

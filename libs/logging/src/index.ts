@@ -1,19 +1,33 @@
 import type { LoggerService } from '@nestjs/common';
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 
 export type { Logger } from 'pino';
+export { REDACTED, redactUrl } from './redact-url';
 
 /**
  * One structured logger per process. Secrets never reach it: the redact list covers the places
- * where keys and tokens travel.
+ * where keys and tokens travel. `destination` (stdout by default) lets a test read the lines.
  */
-export function createLogger(service: string, level = 'info'): Logger {
-  return pino({
+export function createLogger(service: string, level = 'info', destination?: DestinationStream): Logger {
+  const options: LoggerOptions = {
     name: service,
     level,
     base: { service },
-    redact: ['req.headers.authorization', 'authorization', 'key', 'token', '*.key', '*.token'],
-  });
+    redact: [
+      'req.headers.authorization',
+      'req.headers["x-api-key"]',
+      'req.headers.cookie',
+      'authorization',
+      '["x-api-key"]',
+      'key',
+      'token',
+      '*.key',
+      '*.token',
+      '*.authorization',
+      '*["x-api-key"]',
+    ],
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 /** Routes NestJS's own log lines into pino. */

@@ -1,5 +1,5 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter } from '@nestjs/common';
-import type { Logger } from '@weft/logging';
+import { type Logger, redactUrl } from '@weft/logging';
 import type { Request, Response } from 'express';
 import { toHttpError } from './http-error';
 
@@ -17,7 +17,7 @@ export class AppExceptionFilter implements ExceptionFilter {
 /** Shared with the express error handler that catches body-parser failures. */
 export function sendHttpError(exception: unknown, req: Request, res: Response, logger: Logger): void {
   const { status, body, errorId } = toHttpError(exception);
-  if (errorId) logger.error({ err: exception, errorId, method: req.method, url: req.originalUrl }, 'unexpected error');
+  if (errorId) logger.error({ err: exception, errorId, method: req.method, url: redactUrl(req.originalUrl) }, 'unexpected error');
   if (res.headersSent) {
     res.end();
     return;

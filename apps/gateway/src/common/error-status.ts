@@ -7,6 +7,7 @@ export function statusForCode(code: ErrorCode): number {
     case ErrorCode.UnknownModel:
     case ErrorCode.ContextLengthExceeded:
     case ErrorCode.PathOutsideWorkspace:
+    case ErrorCode.InvalidPath:
     case ErrorCode.NotAFile:
     case ErrorCode.BinaryFile:
     case ErrorCode.NotADirectory:
@@ -49,6 +50,7 @@ export function statusForCode(code: ErrorCode): number {
     case ErrorCode.ModelDownloadFailed:
       return 503;
     case ErrorCode.ProviderFailed:
+    case ErrorCode.McpToolFailed:
       return 502;
     case ErrorCode.Internal:
     case ErrorCode.GenerationFailed:

@@ -1,5 +1,5 @@
 import { AppError, ErrorCode } from '@weft/contracts';
-import type { Logger } from '@weft/logging';
+import { type Logger, redactUrl } from '@weft/logging';
 import type { Request, Response } from 'express';
 import { toHttpError } from '../common/http-error';
 
@@ -55,7 +55,7 @@ export function sendCompatError(
   api: { busyStatus: 429 | 529; body: (error: CompatError) => unknown },
 ): void {
   const error = toCompatError(exception, api.busyStatus);
-  if (error.errorId) logger.error({ err: exception, errorId: error.errorId, method: req.method, url: req.originalUrl }, 'unexpected error');
+  if (error.errorId) logger.error({ err: exception, errorId: error.errorId, method: req.method, url: redactUrl(req.originalUrl) }, 'unexpected error');
   if (res.headersSent) {
     res.end();
     return;

@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import { AppError, ErrorCode } from '@weft/contracts';
 import { Unpack } from 'tar';
 import { relativeName, resolveInside } from '../workspace/path-containment';
+import { cutLongNameRejected, findCutLongName } from './cut-long-name';
 import { type ArchiveEntry, type ArchiveLimits, type ArchiveTotals, EntryRejected, checkEntry } from './entry-policy';
-import { ArchiveUnreadable } from './archive-inspector';
+import { tarFailure } from './tar-failure';
 
 /**
  * Second pass: unpacks an archive that `inspectArchive` accepted into an empty root, checking
@@ -19,13 +20,15 @@ export async function extractArchive(archive: Buffer, root: string, limits: Arch
 function unpack(archive: Buffer, root: string): Promise<void> {
   return new Promise((resolve, reject) => {
     let rejected: Error | undefined;
+    let lastEntry: string | undefined;
     const unpacker = new Unpack({
       cwd: root,
       strict: true,
       preservePaths: false,
       preserveOwner: false,
-      filter: (_path, entry) => {
+      filter: (path, entry) => {
         if (rejected) return false;
+        lastEntry = path;
         try {
           checkEntry(entry as unknown as ArchiveEntry);
           return true;
@@ -35,7 +38,12 @@ function unpack(archive: Buffer, root: string): Promise<void> {
         }
       },
     });
-    unpacker.on('error', (error: Error) => reject(rejected ?? new ArchiveUnreadable(error.message)));
+    // The inspection refused these already; here only so this pass never trusts it blindly.
+    unpacker.on('meta', (meta: string) => {
+      const cut = findCutLongName(meta);
+      if (cut) rejected ??= cutLongNameRejected(cut);
+    });
+    unpacker.on('error', (error: Error) => reject(rejected ?? tarFailure(error, lastEntry)));
     unpacker.on('close', () => (rejected ? reject(rejected) : resolve()));
     unpacker.end(archive);
   });
@@ -51,10 +59,15 @@ export async function scanTree(root: string, limits: ArchiveLimits): Promise<Arc
   const pending = [root];
   while (pending.length > 0) {
     const dir = pending.pop() as string;
-    for (const name of await readdir(dir)) {
+    const names = await readdir(dir).catch((error: unknown) => {
+      throw onDiskFailure(error, relativeName(root, dir));
+    });
+    for (const name of names) {
       const path = join(dir, name);
       const entry = relativeName(root, path);
-      const stats = await lstat(path);
+      const stats = await lstat(path).catch((error: unknown) => {
+        throw onDiskFailure(error, entry);
+      });
       if (stats.isDirectory()) {
         pending.push(path);
       } else if (stats.isSymbolicLink()) {
@@ -84,4 +97,12 @@ async function assertLinkInside(root: string, entry: string): Promise<void> {
     if (error instanceof AppError && error.code !== ErrorCode.PathOutsideWorkspace) return;
     throw new EntryRejected(entry, 'is a symbolic link that leads outside the workspace', { cause: error });
   }
+}
+
+/** A path that unpacked (or cloned) but is too long or too deep to be looked at again. */
+function onDiskFailure(error: unknown, entry: string): unknown {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENAMETOOLONG') return new EntryRejected(entry, 'has a path too long for the filesystem', { cause: error });
+  if (code === 'ELOOP') return new EntryRejected(entry, 'goes through too many symbolic links', { cause: error });
+  return error;
 }

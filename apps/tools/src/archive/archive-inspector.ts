@@ -1,29 +1,30 @@
 import { createGunzip } from 'node:zlib';
 import { Parser, type ReadEntry } from 'tar';
+import { displayName } from '../workspace/display-name';
+import { ArchiveUnreadable } from './archive-unreadable';
+import { type CutLongName, cutLongNameRejected, findCutLongName } from './cut-long-name';
 import { type ArchiveEntry, type ArchiveLimits, type ArchiveTotals, EntryRejected, checkEntries } from './entry-policy';
+import { tarFailure } from './tar-failure';
 
 /** Per-entry overhead of the tar format (header plus padding), for the decompression cap. */
 const TAR_OVERHEAD_PER_ENTRY = 1536;
 const TAR_TRAILER_SLACK = 64 * 1024;
 
-/** The archive as a whole is unusable (not gzip, corrupt, a decompression bomb). */
-export class ArchiveUnreadable extends Error {
-  constructor(reason: string, options?: { cause?: unknown }) {
-    super(reason, options);
-    this.name = 'ArchiveUnreadable';
-  }
+export interface ArchiveInspection extends ArchiveTotals {
+  /** Every entry's header, in archive order. */
+  entries: readonly ArchiveEntry[];
 }
 
 /**
  * First pass: reads every header without writing anything, then applies the entry policy.
  * Throws EntryRejected or ArchiveUnreadable.
  */
-export async function inspectArchive(archive: Buffer, limits: ArchiveLimits): Promise<ArchiveTotals> {
+export async function inspectArchive(archive: Buffer, limits: ArchiveLimits): Promise<ArchiveInspection> {
   if (archive.length < 2 || archive[0] !== 0x1f || archive[1] !== 0x8b) {
     throw new ArchiveUnreadable('the upload is not a gzip-compressed tar archive');
   }
   const entries = await readHeaders(archive, limits);
-  return checkEntries(entries, limits);
+  return { ...checkEntries(entries, limits), entries };
 }
 
 function readHeaders(archive: Buffer, limits: ArchiveLimits): Promise<ArchiveEntry[]> {
@@ -32,6 +33,9 @@ function readHeaders(archive: Buffer, limits: ArchiveLimits): Promise<ArchiveEnt
     const entries: ArchiveEntry[] = [];
     let tarBytes = 0;
     let settled = false;
+    // A long name cut at a NUL, waiting for the entry it names (the next one).
+    let cut: CutLongName | null = null;
+    const lastEntry = () => entries.at(-1)?.path;
     const fail = (error: Error) => {
       if (settled) return;
       settled = true;
@@ -41,6 +45,7 @@ function readHeaders(archive: Buffer, limits: ArchiveLimits): Promise<ArchiveEnt
     const parser = new Parser({
       strict: true,
       onReadEntry: (entry: ReadEntry) => {
+        if (cut) fail(cutLongNameRejected(cut, entry.path));
         entries.push({ path: entry.path, type: entry.type, linkpath: entry.linkpath, size: entry.size ?? 0 });
         if (entries.length > limits.maxEntries) {
           fail(new EntryRejected(entry.path, `exceeds the limit of ${limits.maxEntries} entries`));
@@ -48,8 +53,12 @@ function readHeaders(archive: Buffer, limits: ArchiveLimits): Promise<ArchiveEnt
         entry.resume();
       },
     });
-    parser.on('error', (error: Error) => fail(new ArchiveUnreadable(`the archive is corrupt: ${error.message}`)));
+    parser.on('meta', (meta: string) => {
+      cut ??= findCutLongName(meta);
+    });
+    parser.on('error', (error: Error) => fail(tarFailure(error, lastEntry())));
     parser.on('end', () => {
+      if (cut) fail(cutLongNameRejected(cut));
       if (settled) return;
       settled = true;
       resolve(entries);
@@ -59,7 +68,9 @@ function readHeaders(archive: Buffer, limits: ArchiveLimits): Promise<ArchiveEnt
     gunzip.on('data', (chunk: Buffer) => {
       tarBytes += chunk.length;
       if (tarBytes > maxTarBytes) {
-        fail(new ArchiveUnreadable(`the archive unpacks to more than ${maxTarBytes} bytes`));
+        const at = lastEntry();
+        const where = at === undefined ? '' : ` (reading entry '${displayName(at)}')`;
+        fail(new ArchiveUnreadable(`the archive unpacks to more than ${maxTarBytes} bytes${where}`));
         return;
       }
       parser.write(chunk);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EntryRejected, checkEntries, checkEntry } from './entry-policy';
+import { EntryRejected, MAX_ENTRY_DEPTH, checkEntries, checkEntry, entryCrossing } from './entry-policy';
 
 const limits = { maxBytes: 100, maxEntries: 5 };
 
@@ -44,5 +44,39 @@ describe('archive entry policy', () => {
       { path: 'b', type: 'File', size: 60 },
     ];
     expect(() => checkEntries(entries, limits)).toThrow(/entry 'b'/);
+  });
+
+  it('refuses a name over 255 bytes, naming the entry shortened rather than echoing it whole', () => {
+    const path = `src/${'n'.repeat(10_000)}.ts`;
+    const refusal = () => checkEntry({ path, type: 'File', size: 0 });
+    expect(refusal).toThrow(EntryRejected);
+    expect(refusal).toThrow(/^entry 'src\/n{196}… \(10007 characters\)' has a path the filesystem cannot hold: the name 'n{60}…/);
+    try {
+      refusal();
+    } catch (error) {
+      expect((error as Error).message.length).toBeLessThan(600);
+    }
+  });
+
+  it('refuses a link target the filesystem cannot hold, and an entry nested past tar\'s depth limit', () => {
+    expect(() => checkEntry({ path: 'l', type: 'SymbolicLink', linkpath: 'x'.repeat(300), size: 0 })).toThrow(
+      /entry 'l' has a link target the filesystem cannot hold/,
+    );
+    const deep = Array.from({ length: MAX_ENTRY_DEPTH + 1 }, () => 'd').join('/');
+    expect(() => checkEntry({ path: deep, type: 'File', size: 0 })).toThrow(/nested deeper than 1024 folders/);
+  });
+
+  it('escapes control characters in the entry it names', () => {
+    expect(() => checkEntry({ path: 'a\nb/../../x', type: 'File', size: 0 })).toThrow(/^entry 'a\\nb\/\.\.\/\.\.\/x'/);
+  });
+
+  it('finds the file that takes the running total past a quota', () => {
+    const entries = [
+      { path: 'a', type: 'File', size: 40 },
+      { path: 'd/', type: 'Directory', size: 0 },
+      { path: 'b', type: 'File', size: 40 },
+    ];
+    expect(entryCrossing(entries, 50)?.path).toBe('b');
+    expect(entryCrossing(entries, 80)).toBeUndefined();
   });
 });

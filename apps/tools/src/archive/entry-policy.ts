@@ -1,4 +1,6 @@
 import { posix } from 'node:path';
+import { displayName } from '../workspace/display-name';
+import { describePathProblem, findPathProblem } from '../workspace/path-syntax';
 
 export interface ArchiveLimits {
   maxBytes: number;
@@ -17,18 +19,24 @@ export interface ArchiveTotals {
   bytes: number;
 }
 
+/** node-tar's own limit on folders in an entry's path: past it, unpacking fails midway. */
+export const MAX_ENTRY_DEPTH = 1024;
+
 const FILE_TYPES = new Set(['File', 'OldFile', 'ContiguousFile']);
 const ALLOWED_TYPES = new Set([...FILE_TYPES, 'Directory', 'SymbolicLink', 'Link']);
 
-/** Names a rejected entry and why; the message reaches the uploader as is. */
+/**
+ * Names a rejected entry (as the archive names it, relative to the workspace: control characters
+ * escaped, cut at 200 characters) and why; the message reaches the uploader as is.
+ */
 export class EntryRejected extends Error {
-  constructor(
-    readonly entry: string,
-    reason: string,
-    options?: { cause?: unknown },
-  ) {
-    super(`entry '${entry}' ${reason}`, options);
+  readonly entry: string;
+
+  constructor(entry: string, reason: string, options?: { cause?: unknown }) {
+    const shown = displayName(entry);
+    super(`entry '${shown}' ${reason}`, options);
     this.name = 'EntryRejected';
+    this.entry = shown;
   }
 }
 
@@ -54,6 +62,16 @@ export function checkEntries(entries: readonly ArchiveEntry[], limits: ArchiveLi
   return { files, bytes };
 }
 
+/** The file whose bytes take the running total past `maxBytes` (a quota), to name it. */
+export function entryCrossing(entries: readonly ArchiveEntry[], maxBytes: number): ArchiveEntry | undefined {
+  let bytes = 0;
+  for (const entry of entries) {
+    if (FILE_TYPES.has(entry.type)) bytes += entry.size;
+    if (bytes > maxBytes) return entry;
+  }
+  return undefined;
+}
+
 export function checkEntry(entry: ArchiveEntry, symlinks: ReadonlySet<string> = new Set()): void {
   if (!ALLOWED_TYPES.has(entry.type)) {
     throw new EntryRejected(entry.path, `is a ${describeType(entry.type)}; only files, folders and links are allowed`);
@@ -67,33 +85,47 @@ export function checkEntry(entry: ArchiveEntry, symlinks: ReadonlySet<string> = 
   if (entry.type === 'Link') {
     const target = checkRelative(entry.linkpath ?? '', entry.path, 'hard link target');
     if (target === '' || throughSymlink(target, symlinks, true)) {
-      throw new EntryRejected(entry.path, `is a hard link to '${entry.linkpath}', which is not a file of the archive`);
+      throw new EntryRejected(entry.path, `is a hard link to '${displayName(entry.linkpath ?? '')}', which is not a file of the archive`);
     }
   }
 }
 
-/** Rejects absolute paths and any `..` component; returns the normalized relative path. */
+/**
+ * Rejects paths the filesystem cannot hold, absolute paths and any `..` component; returns the
+ * normalized relative path.
+ */
 function checkRelative(value: string, entry: string, what: string): string {
-  if (value.includes('\0')) throw new EntryRejected(entry, `has a NUL byte in its ${what}`);
+  checkHoldable(value, entry, what);
   if (posix.isAbsolute(value) || /^[a-zA-Z]:/.test(value) || value.startsWith('\\')) {
-    throw new EntryRejected(entry, `has an absolute ${what} '${value}'`);
+    throw new EntryRejected(entry, `has an absolute ${what} '${displayName(value)}'`);
   }
   if (value.split(/[\\/]/).includes('..')) {
-    throw new EntryRejected(entry, `has '..' in its ${what} '${value}'`);
+    throw new EntryRejected(entry, `has '..' in its ${what} '${displayName(value)}'`);
   }
-  return normalizeEntryPath(value);
+  const normalized = normalizeEntryPath(value);
+  if (normalized.split('/').length > MAX_ENTRY_DEPTH) {
+    throw new EntryRejected(entry, `has a ${what} nested deeper than ${MAX_ENTRY_DEPTH} folders`);
+  }
+  return normalized;
+}
+
+/** A NUL byte, a name over 255 bytes or a path over 4095 bytes: refused before anything is written. */
+function checkHoldable(value: string, entry: string, what: string): void {
+  const problem = findPathProblem(value);
+  if (problem) throw new EntryRejected(entry, `has a ${what} the filesystem cannot hold: ${describePathProblem(problem)}`);
 }
 
 function checkSymlinkTarget(entry: ArchiveEntry, path: string): void {
   const target = entry.linkpath ?? '';
-  if (target === '' || target.includes('\0')) throw new EntryRejected(entry.path, 'is a symbolic link without a target');
+  if (target === '') throw new EntryRejected(entry.path, 'is a symbolic link without a target');
+  checkHoldable(target, entry.path, 'link target');
   if (posix.isAbsolute(target)) {
-    throw new EntryRejected(entry.path, `is a symbolic link to the absolute path '${target}'`);
+    throw new EntryRejected(entry.path, `is a symbolic link to the absolute path '${displayName(target)}'`);
   }
   // Lexical check here; chains of links are checked again on disk after unpacking.
   const resolved = posix.normalize(posix.join(posix.dirname(path), target));
   if (resolved === '..' || resolved.startsWith('../')) {
-    throw new EntryRejected(entry.path, `is a symbolic link to '${target}', outside the workspace`);
+    throw new EntryRejected(entry.path, `is a symbolic link to '${displayName(target)}', outside the workspace`);
   }
 }
 

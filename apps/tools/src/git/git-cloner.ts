@@ -53,7 +53,10 @@ export class GitCloner {
         },
         (error, _stdout, stderr) => {
           if (!error) return resolve();
-          const reason = error.killed ? `timed out after ${options.timeoutMs} ms` : (String(stderr).trim().split('\n').at(-1) ?? error.message);
+          // git names the folder it clones into: the server's staging path, not for the uploader.
+          const lastLine = String(stderr).trim().split('\n').at(-1);
+          const said = lastLine === undefined || lastLine === '' ? 'git exited with an error' : lastLine;
+          const reason = error.killed ? `timed out after ${options.timeoutMs} ms` : said.replaceAll(destination, 'the workspace');
           reject(new CloneFailed(`git clone of ${url} failed: ${reason}`, { cause: error }));
         },
       );

@@ -3,6 +3,9 @@ import { Header, type types } from 'tar';
 
 type EntryTypeName = types.EntryTypeName;
 
+/** Entries whose body describes the next entry: sized by their content, like files. */
+const META_TYPES = new Set<EntryTypeName>(['ExtendedHeader', 'GlobalExtendedHeader', 'NextFileHasLongPath', 'NextFileHasLongLinkpath']);
+
 export interface FixtureEntry {
   path: string;
   type?: EntryTypeName;
@@ -30,7 +33,7 @@ export function tarOf(entries: FixtureEntry[]): Buffer {
       path: entry.path,
       type,
       linkpath: entry.linkpath,
-      size: entry.size ?? (type === 'File' ? body.length : 0),
+      size: entry.size ?? (type === 'File' || META_TYPES.has(type) ? body.length : 0),
       mode: entry.mode ?? (type === 'Directory' ? 0o755 : 0o644),
       mtime: new Date(0),
       uid: 1000,
@@ -43,4 +46,22 @@ export function tarOf(entries: FixtureEntry[]): Buffer {
   }
   blocks.push(Buffer.alloc(1024));
   return Buffer.concat(blocks);
+}
+
+/** A pax extended header (`x`) whose records (`path`, `linkpath`…) apply to the entry after it. */
+export function paxHeader(records: Record<string, string>): FixtureEntry {
+  return { path: 'PaxHeader/entry', type: 'ExtendedHeader', content: Object.entries(records).map(([key, value]) => paxRecord(key, value)).join('') };
+}
+
+/** A GNU long-name entry (`L`) naming the entry after it, NUL-terminated as GNU tar writes it. */
+export function gnuLongName(name: string): FixtureEntry {
+  return { path: '././@LongLink', type: 'NextFileHasLongPath', content: `${name}\0` };
+}
+
+/** `<length> <key>=<value>\n`, where the length counts itself. */
+function paxRecord(key: string, value: string): string {
+  const rest = ` ${key}=${value}\n`;
+  let length = Buffer.byteLength(rest);
+  while (String(length).length + Buffer.byteLength(rest) !== length) length++;
+  return `${length}${rest}`;
 }

@@ -48,20 +48,21 @@ describe('containment attacks against every file tool', () => {
     return [...outside, '|', ...sibling, '|', secret];
   }
 
-  const attacks: Array<[string, (base: string) => string]> = [
+  /** The attack, the path it sends, and the code it is refused with (leaving the workspace, unless said). */
+  const attacks: Array<[string, (base: string) => string, ErrorCode?]> = [
     ['a .. traversal', () => '../../outside/secret.txt'],
     ['an absolute path', () => '/etc/passwd'],
     ['an absolute path into the outside folder', (base) => join(base, 'outside', 'secret.txt')],
     ['a symlinked parent (absolute) leading out', () => 'evil-dir/secret.txt'],
     ['a symlinked parent (relative) leading out', () => 'evil-rel/secret.txt'],
     ['a sibling folder sharing the root as prefix', () => `../${HARNESS_WORKSPACE_ID}-evil/secret.txt`],
-    ['a NUL byte', () => 'mine.txt\0/../../outside/secret.txt'],
+    ['a NUL byte', () => 'mine.txt\0/../../outside/secret.txt', ErrorCode.InvalidPath],
   ];
 
   describe.each(uses)('%s', (_name, tool, argsFor) => {
-    it.each(attacks)('refuses %s and leaves the outside untouched', async (_attack, pathFor) => {
+    it.each(attacks)('refuses %s and leaves the outside untouched', async (_attack, pathFor, code = ErrorCode.PathOutsideWorkspace) => {
       const result = await h.call(tool, argsFor(pathFor(h.base)));
-      expect(result).toMatchObject({ isError: true, errorCode: ErrorCode.PathOutsideWorkspace });
+      expect(result).toMatchObject({ isError: true, errorCode: code });
       expect(result.output).not.toContain(SECRET);
       expect(await snapshotOutside()).toEqual(outsideBefore);
     });

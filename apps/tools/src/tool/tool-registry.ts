@@ -1,4 +1,5 @@
 import { AppError, ErrorCode, type FileToolName, type ToolCallRequest, type ToolCallResult } from '@weft/contracts';
+import { fsFailure } from '../workspace/fs-failure';
 import type { WorkspaceStore } from '../workspace/workspace-store';
 import { createDirectoryTool } from './create-directory.tool';
 import { deleteFileTool } from './delete-file.tool';
@@ -27,6 +28,7 @@ const tools: Record<FileToolName, Tool> = {
 /** Failures the model caused and can correct: returned as results, never thrown. */
 const expectedFailures = new Set<string>([
   ErrorCode.PathOutsideWorkspace,
+  ErrorCode.InvalidPath,
   ErrorCode.FileNotFound,
   ErrorCode.FileTooLarge,
   ErrorCode.NotAFile,
@@ -52,8 +54,9 @@ export class ToolRegistry {
       const output = await tool.execute(args, { root, limits: this.limits, search: this.search });
       return { isError: false, output: truncateOutput(output, this.limits.outputMaxBytes) };
     } catch (error) {
-      if (!(error instanceof AppError) || !expectedFailures.has(error.code)) throw error;
-      return { isError: true, errorCode: error.code, output: truncateOutput(error.message, this.limits.outputMaxBytes) };
+      const failure = error instanceof AppError ? error : fsFailure(error, root);
+      if (!failure || !expectedFailures.has(failure.code)) throw error;
+      return { isError: true, errorCode: failure.code, output: truncateOutput(failure.message, this.limits.outputMaxBytes) };
     }
   }
 }

@@ -111,6 +111,10 @@ describe('path containment', () => {
   });
 
   it('refuses a NUL byte', async () => {
-    await refusedWith('src/index.ts\0.png', ErrorCode.PathOutsideWorkspace);
+    await refusedWith('src/index.ts\0.png', ErrorCode.InvalidPath);
+  });
+
+  it('refuses a name longer than 255 bytes before looking at the disk', async () => {
+    await refusedWith(`src/${'x'.repeat(256)}`, ErrorCode.InvalidPath);
   });
 });

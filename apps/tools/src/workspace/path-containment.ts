@@ -1,6 +1,8 @@
 import { lstat, readlink } from 'node:fs/promises';
 import { dirname, isAbsolute, join, sep } from 'node:path';
 import { AppError, ErrorCode } from '@weft/contracts';
+import { displayName } from './display-name';
+import { describePathProblem, findPathProblem } from './path-syntax';
 
 /** Matches the kernel's own limit on symlink hops before ELOOP. */
 export const MAX_SYMLINK_HOPS = 40;
@@ -75,10 +77,15 @@ export async function resolveInside(root: string, requested: string): Promise<Re
   return { real: current, exists, danglingLink: danglingLink && !exists };
 }
 
-/** Relative paths only, written the way the model or a client would write them. */
+/**
+ * Relative paths only, written the way the model or a client would write them, and ones the
+ * filesystem can hold: checked here, before any system call, so nothing is made on the way.
+ */
 export function assertRelative(requested: string): void {
-  if (requested.includes('\0')) {
-    throw new AppError(ErrorCode.PathOutsideWorkspace, 'The path contains a NUL byte');
+  const problem = findPathProblem(requested);
+  if (problem) {
+    const details = problem.kind === 'name-too-long' ? { problem: problem.kind, name: displayName(problem.name) } : { problem: problem.kind };
+    throw new AppError(ErrorCode.InvalidPath, `'${displayName(requested)}' cannot be used as a path: ${describePathProblem(problem)}`, details);
   }
   if (isAbsolute(requested) || /^[a-zA-Z]:[\\/]/.test(requested) || requested.startsWith('\\')) {
     throw new AppError(

@@ -6,6 +6,7 @@ import { AppError, ErrorCode } from '@weft/contracts';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type FixtureEntry, tarGz, tarOf } from '../testing/tar-fixtures';
+import { makeFolder, removeInside } from './safe-fs';
 import { WorkspaceService } from './workspace.service';
 import { WorkspaceStore } from './workspace-store';
 
@@ -142,6 +143,20 @@ describe('WorkspaceService', () => {
       await symlink('/etc', join(workspacesDir, id, 'etc'));
       await expect(service.readPath(id, 'etc/passwd')).rejects.toMatchObject({ code: ErrorCode.PathOutsideWorkspace });
       await expect(service.readPath('ws_nothere000', '')).rejects.toMatchObject({ code: ErrorCode.WorkspaceNotFound });
+    });
+
+    it('answers a name over 255 bytes, and a path only the root makes too long, with TOOLS.INVALID_PATH', async () => {
+      await expect(service.readPath(id, `src/${'n'.repeat(256)}`)).rejects.toMatchObject({ code: ErrorCode.InvalidPath });
+      const root = join(workspacesDir, id);
+      const deep = Array.from({ length: 16 }, (_, i) => String(i).padStart(253, 'd')).join('/');
+      await makeFolder(root, join(root, deep));
+      try {
+        const error = await service.readPath(id, deep).catch((e: unknown) => e);
+        expect(error).toMatchObject({ code: ErrorCode.InvalidPath, message: expect.stringContaining('is too long for the filesystem') });
+        expect((error as Error).message).not.toContain(base);
+      } finally {
+        await removeInside(root, join(root, deep.split('/')[0] ?? ''), true);
+      }
     });
   });
 

@@ -1,18 +1,17 @@
 import { AppError, ErrorCode, type GitSource, type ReadPathResult, type WorkspaceUsage } from '@weft/contracts';
 import type { Logger } from '@weft/logging';
-import { ArchiveUnreadable, inspectArchive } from '../archive/archive-inspector';
+import { type ArchiveInspection, inspectArchive } from '../archive/archive-inspector';
+import { ArchiveUnreadable } from '../archive/archive-unreadable';
 import { ExportTooLarge, exportArchive } from '../archive/archive-exporter';
 import { extractArchive } from '../archive/archive-extractor';
-import { type ArchiveLimits, EntryRejected } from '../archive/entry-policy';
+import { type ArchiveLimits, EntryRejected, entryCrossing } from '../archive/entry-policy';
 import type { GitImporter } from '../git/git-importer';
 import { PatchTooLarge, type ExportedPatch, type PatchLimits, exportPatch } from '../patch/patch-exporter';
-import { resolveInside } from './path-containment';
-import { listEntries, openForRead } from './safe-fs';
+import { displayName } from './display-name';
+import { fsFailure } from './fs-failure';
+import { readPathIn } from './read-path';
 import { measureTree } from './workspace-usage';
 import type { WorkspaceStore } from './workspace-store';
-
-/** What the gateway serves from `GET /v1/workspaces/:id/files/<path>` in one reply. */
-export const READ_PATH_MAX_BYTES = 8 * 1024 * 1024;
 
 export interface CreateWorkspaceCommand {
   workspaceId: string;
@@ -39,12 +38,7 @@ export class WorkspaceService {
     // Validated before the folder exists, so a rejected upload never leaves one behind.
     if (archive) {
       const declared = await this.rejectingArchive(workspaceId, () => inspectArchive(archive, this.limits));
-      if (maxBytes !== undefined && declared.bytes > maxBytes) {
-        throw new AppError(ErrorCode.PayloadTooLarge, `The archive unpacks to ${declared.bytes} bytes; your workspace quota has ${maxBytes} bytes left`, {
-          bytes: declared.bytes,
-          quotaBytesLeft: maxBytes,
-        });
-      }
+      if (maxBytes !== undefined && declared.bytes > maxBytes) throw overQuota(declared, maxBytes);
     }
     const root = await this.store.create(workspaceId);
     try {
@@ -100,31 +94,19 @@ export class WorkspaceService {
       return await work();
     } catch (error) {
       if (!(error instanceof EntryRejected || error instanceof ArchiveUnreadable)) throw error;
-      this.log.warn({ workspaceId, reason: error.message }, 'workspace archive rejected');
-      throw new AppError(ErrorCode.ArchiveRejected, `Archive rejected: ${error.message}`, { reason: error.message });
+      const cause = error.cause instanceof Error ? error.cause.message : undefined;
+      this.log.warn({ workspaceId, reason: error.message, cause }, 'workspace archive rejected');
+      const entry = error instanceof EntryRejected ? { entry: error.entry } : {};
+      throw new AppError(ErrorCode.ArchiveRejected, `Archive rejected: ${error.message}`, { reason: error.message, ...entry });
     }
   }
 
   async readPath(workspaceId: string, path: string): Promise<ReadPathResult> {
     const root = await this.store.root(workspaceId);
-    const target = await resolveInside(root, path === '' ? '.' : path);
-    if (!target.exists) throw new AppError(ErrorCode.FileNotFound, `No file or folder at '${path}'`, { path });
-    const handle = await openForRead(root, target.real);
     try {
-      const stats = await handle.stat();
-      if (stats.isDirectory()) return { kind: 'directory', entries: await listEntries(root, target.real) };
-      if (!stats.isFile()) throw new AppError(ErrorCode.NotAFile, `'${path}' is not a regular file`, { path });
-      if (stats.size > READ_PATH_MAX_BYTES) {
-        throw new AppError(ErrorCode.FileTooLarge, `'${path}' is larger than ${READ_PATH_MAX_BYTES} bytes`, {
-          path,
-          size: stats.size,
-          maxBytes: READ_PATH_MAX_BYTES,
-        });
-      }
-      const content = await handle.readFile();
-      return { kind: 'file', size: content.length, contentBase64: content.toString('base64') };
-    } finally {
-      await handle.close();
+      return await readPathIn(root, path);
+    } catch (error) {
+      throw fsFailure(error, root) ?? error;
     }
   }
 
@@ -144,4 +126,15 @@ export class WorkspaceService {
       });
     }
   }
+}
+
+/** The archive fits the server's limits but not what is left of the owner's quota. */
+function overQuota(declared: ArchiveInspection, maxBytes: number): AppError {
+  const crossing = entryCrossing(declared.entries, maxBytes);
+  const at = crossing ? ` (entry '${displayName(crossing.path)}' takes it past the quota)` : '';
+  return new AppError(ErrorCode.PayloadTooLarge, `The archive unpacks to ${declared.bytes} bytes; your workspace quota has ${maxBytes} bytes left${at}`, {
+    bytes: declared.bytes,
+    quotaBytesLeft: maxBytes,
+    ...(crossing ? { entry: displayName(crossing.path) } : {}),
+  });
 }
