@@ -53,7 +53,7 @@ describe('toCreateOptions', () => {
 
   it('has a read-only root with a size-limited tmpfs owned by the sandbox user', () => {
     expect(host.ReadonlyRootfs).toBe(true);
-    expect(host.Tmpfs).toEqual({ '/tmp': 'rw,nosuid,nodev,size=16777216,uid=10001,gid=10001,mode=1777' });
+    expect(host.Tmpfs).toEqual({ '/tmp': 'rw,nosuid,nodev,size=16777216,nr_inodes=8192,uid=10001,gid=10001,mode=1777' });
   });
 
   it('sets memory without swap, cpu, pids and ulimits', () => {

@@ -34,7 +34,9 @@ export function toCreateOptions(spec: ContainerSpec): ContainerCreateOptions {
       SecurityOpt: ['no-new-privileges'],
       Privileged: false,
       ReadonlyRootfs: true,
-      Tmpfs: { '/tmp': `rw,nosuid,nodev,size=${limits.tmpfsBytes},uid=${uid},gid=${gid},mode=1777` },
+      Tmpfs: {
+        '/tmp': `rw,nosuid,nodev,size=${limits.tmpfsBytes},nr_inodes=${tmpfsInodes(limits.tmpfsBytes)},uid=${uid},gid=${gid},mode=1777`,
+      },
       Memory: limits.memoryBytes,
       MemorySwap: limits.memoryBytes,
       NanoCpus: limits.nanoCpus,
@@ -58,4 +60,13 @@ export function toCreateOptions(spec: ContainerSpec): ContainerCreateOptions {
       AutoRemove: false,
     },
   };
+}
+
+/**
+ * Files the tmpfs may hold: one per 2 KiB of its size. Left to the kernel, the count is half the
+ * host's memory pages whatever the size, so half a million empty files fit in 64 MB and the run
+ * ends killed for kernel memory instead of with a clean "No space left on device".
+ */
+export function tmpfsInodes(tmpfsBytes: number): number {
+  return Math.max(1024, Math.floor(tmpfsBytes / 2048));
 }

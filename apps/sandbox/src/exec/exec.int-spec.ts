@@ -124,6 +124,13 @@ describe('sandbox exec (real Docker, real NATS)', () => {
     expect(result.exitCode).not.toBe(0);
   });
 
+  it('ends a run that fills /tmp with empty files with "No space left on device", not killed for memory', async () => {
+    const code = 'for i in $(seq 1 100000); do : > /tmp/f$i || { echo "stopped at $i"; exit 3; }; done';
+    const result = await exec({ mode: 'code', language: 'bash', code });
+    expect(result).toMatchObject({ exitCode: 3, oomKilled: false });
+    expect(result.stderr).toContain('No space left on device');
+  });
+
   it('refuses writes to a read-only workspace and to the root filesystem', async () => {
     const workspaceId = await newWorkspace();
     const result = await exec({ mode: 'command', workspaceId, command: 'touch /workspace/x || touch /etc/x' });
