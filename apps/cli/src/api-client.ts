@@ -26,8 +26,10 @@ const sessionSchema = z.object({
   messages: z.array(chatMessageSchema),
 });
 const sessionListSchema = z.object({
-  sessions: z.array(z.object({ ...sessionFields, preview: z.string().nullish() })),
+  // `lastActivityAt`: gateways before it was added leave it out.
+  sessions: z.array(z.object({ ...sessionFields, preview: z.string().nullish(), lastActivityAt: z.string().nullish() })),
 });
+const instructionsSchema = z.object({ content: z.string(), updatedAt: z.string().nullable() });
 const noteSchema = z.object({ id: z.string(), text: z.string(), source: z.string(), author: z.string(), createdAt: z.string() });
 const notesSchema = z.object({ notes: z.array(noteSchema) });
 const chainsSchema = z.object({
@@ -43,6 +45,7 @@ const chainsSchema = z.object({
     ]),
   ),
 });
+const sessionPath = (sessionId: string) => `/v1/sessions/${encodeURIComponent(sessionId)}`;
 const notesPath = (workspaceId: string) => `/v1/workspaces/${encodeURIComponent(workspaceId)}/notes`;
 const ruleListsSchema = z.object({ allow: z.array(z.string()), ask: z.array(z.string()), deny: z.array(z.string()) });
 const scopeRulesSchema = z.object({ scope: z.string(), rules: ruleListsSchema });
@@ -53,6 +56,8 @@ export type Session = z.infer<typeof sessionSchema>;
 export type SessionSummary = z.infer<typeof sessionListSchema>['sessions'][number];
 export type ScopeRules = z.infer<typeof scopeRulesSchema>;
 export type Note = z.infer<typeof noteSchema>;
+export type Instructions = z.infer<typeof instructionsSchema>;
+export type ExportFormat = 'jsonl' | 'markdown';
 export type ChainListing = z.infer<typeof chainsSchema>['chains'][number];
 /** How a message runs: planning mode, or straight to the junior model. */
 export interface TurnOptions {
@@ -139,6 +144,40 @@ export class ApiClient {
   /** The caller's sessions, newest first, each with a preview of its first message. */
   async listSessions(): Promise<SessionSummary[]> {
     return (await this.http.json('GET', '/v1/sessions', sessionListSchema)).sessions;
+  }
+
+  async renameSession(id: string, title: string | null): Promise<void> {
+    await this.http.send('PATCH', sessionPath(id), jsonBody({ title }));
+  }
+
+  /** 409 while a turn runs in it. */
+  async deleteSession(id: string): Promise<void> {
+    await this.http.send('DELETE', sessionPath(id), {});
+  }
+
+  /** The session as the gateway exports it: JSONL for programs, Markdown for people. */
+  exportSession(id: string, format: ExportFormat): Promise<string> {
+    return this.http.text('GET', `${sessionPath(id)}/export?format=${format}`, { signal: AbortSignal.timeout(TRANSFER_TIMEOUT_MS) });
+  }
+
+  /** Asks whichever gateway runs the turn to stop it; it ends with `turn.cancelled`. 409 once it has ended. */
+  async cancelTurn(sessionId: string, turnId: string): Promise<void> {
+    await this.http.send('POST', `${sessionPath(sessionId)}/turns/${encodeURIComponent(turnId)}/cancel`, {});
+  }
+
+  /** Everything changed in the workspace since it was created, as a git diff ('' when nothing changed). */
+  workspacePatch(workspaceId: string): Promise<string> {
+    const signal = AbortSignal.timeout(TRANSFER_TIMEOUT_MS);
+    return this.http.text('GET', `/v1/workspaces/${encodeURIComponent(workspaceId)}/patch`, { signal });
+  }
+
+  instructions(): Promise<Instructions> {
+    return this.http.json('GET', '/v1/me/instructions', instructionsSchema);
+  }
+
+  /** An empty `content` removes them. */
+  setInstructions(content: string): Promise<Instructions> {
+    return this.http.json('PUT', '/v1/me/instructions', instructionsSchema, jsonBody({ content }));
   }
 
   permissionRules(target: RuleScope): Promise<ScopeRules> {

@@ -4,13 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { list } from 'tar';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { buildCli, weft } from './testing/built-cli';
-import { askingTurn, completedTurn, failedTurn } from './testing/fixtures';
+import { parse as parseShellWords } from 'shell-quote';
+import { buildCli, startWeft, weft } from './testing/built-cli';
+import { askingTurn, completedTurn, failedTurn, hangingTurn, waitingForAnswerTurn, writingTurn, writingTurnPatch } from './testing/fixtures';
 import { startStubGateway, type StubGateway } from './testing/stub-gateway';
 
 const KEY = 'weft_test';
 
-describe('the weft command', () => {
+// Every test starts the built CLI (about a second each on a busy 2-core machine), some of them several times.
+describe('the weft command', { timeout: 30_000 }, () => {
   let gateway: StubGateway | undefined;
   let home: string;
   let env: Record<string, string>;
@@ -50,7 +52,9 @@ describe('the weft command', () => {
   it('prints help with every command', async () => {
     const result = await weft(['--help'], env);
     expect(result.code).toBe(0);
-    for (const command of ['login', 'models', 'workspace', 'run', 'chat', 'usage', 'admin']) expect(result.stdout).toContain(command);
+    for (const command of ['login', 'models', 'workspace', 'run', 'chat', 'sessions', 'apply', 'export', 'instructions', 'usage', 'admin']) {
+      expect(result.stdout).toContain(command);
+    }
   });
 
   it('tells you to log in first', async () => {
@@ -211,12 +215,78 @@ describe('the weft command', () => {
     expect(gateway.answers).toEqual([{ requestId: 'perm_1', decision: 'deny', reason: 'not now' }]);
   });
 
-  it('leaves questions unanswered when input is piped to run, so they time out as denials', async () => {
-    gateway = await startStubGateway({ key: KEY, turns: [askingTurn] });
+  it('cancels the turn and exits 1 at the first question when input is piped to run without --yes', async () => {
+    gateway = await startStubGateway({ key: KEY, turns: [waitingForAnswerTurn] });
     const result = await weft(['run', 'test it', '--session', 'ses_1'], { ...env, WEFT_URL: gateway.url, WEFT_KEY: KEY });
 
-    expect(result.code).toBe(0);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('? permission needed for npm test');
+    expect(result.stderr).toContain(
+      'error: the agent asks permission for run_command: npm test, and no one can answer here (input is not a terminal), so the turn was cancelled: pass --yes',
+    );
     expect(gateway.answers).toEqual([]);
+    expect(gateway.cancels).toEqual(['turn_1']);
+  });
+
+  it('cancels the turn on Ctrl-C, says so, and exits 130', async () => {
+    gateway = await startStubGateway({ key: KEY, turns: [hangingTurn] });
+    const running = startWeft(['run', 'think', '--session', 'ses_1'], { ...env, WEFT_URL: gateway.url, WEFT_KEY: KEY });
+    await running.waitFor('Thinking hard');
+    running.child.kill('SIGINT');
+    const result = await running.done;
+
+    expect(result.code).toBe(130);
+    expect(result.stderr).toContain('cancelling the turn… (Ctrl-C again to leave without waiting)');
+    expect(result.stdout).toContain('✗ turn cancelled');
+    expect(gateway.cancels).toEqual(['turn_1']);
+  });
+
+  it('cancels a turn of the chat on Ctrl-C and takes the next message; Ctrl-C at the prompt leaves', async () => {
+    gateway = await startStubGateway({ key: KEY, turns: [hangingTurn, completedTurn] });
+    const running = startWeft(['chat', '--session', 'ses_1'], { ...env, WEFT_URL: gateway.url, WEFT_KEY: KEY });
+    running.child.stdin.write('think\n');
+    await running.waitFor('Thinking hard');
+    running.child.kill('SIGINT');
+    await running.waitFor('✗ turn cancelled');
+    running.child.stdin.write('next\n');
+    await running.waitFor('✓ done');
+    running.child.kill('SIGINT');
+    const result = await running.done;
+
+    expect(result.code).toBe(0);
+    expect(gateway.cancels).toEqual(['turn_1']);
+    expect(gateway.posted.map((p) => p.content)).toEqual(['think', 'next']);
+    expect(result.stderr).toContain('continue with: weft chat --session ses_1');
+  });
+
+  it('says how to get the files after a turn that changed some', async () => {
+    gateway = await startStubGateway({ key: KEY, turns: [writingTurn], patch: writingTurnPatch });
+    const dir = await project();
+    const result = await weft(['run', 'greet the world', '--dir', dir, '--yes'], { ...env, WEFT_URL: gateway.url, WEFT_KEY: KEY });
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain(
+      `1 file changed in the workspace (a.txt) · \`weft apply ses_1\` writes them into ${dir} · \`weft workspace pull ws_1 <dir>\` downloads all of it`,
+    );
+  });
+
+  it('runs every example of weft run --help', async () => {
+    const help = await weft(['run', '--help'], env);
+    const examples = help.stdout
+      .split('\n')
+      .filter((line) => line.startsWith('  weft run '))
+      .map((line) => line.split(' # ')[0]?.trim() ?? '');
+    expect(examples.length).toBeGreaterThanOrEqual(5);
+    gateway = await startStubGateway({ key: KEY, turns: examples.map(() => completedTurn) });
+    const cwd = await project();
+    await mkdir(join(home, 'api'));
+    await writeFile(join(home, 'api', 'main.go'), 'package main\n');
+    for (const example of examples) {
+      const args = (parseShellWords(example) as string[]).slice(1).map((word) => word.replace('ses_…', 'ses_1'));
+      const result = await weft(args, { ...env, WEFT_URL: gateway.url, WEFT_KEY: KEY }, undefined, { cwd });
+      expect(result.code, `${example}\n${result.stderr}`).toBe(0);
+    }
+    expect(gateway.posted.map((p) => p.content)).toHaveLength(examples.length);
   });
 
   it('names the URL when the gateway is down', async () => {

@@ -10,6 +10,8 @@ export type Credentials = z.infer<typeof credentialsSchema>;
 /** The environment variables the CLI reads; `main` passes `process.env` in once. */
 export interface CliEnv {
   readonly XDG_CONFIG_HOME?: string;
+  /** Where `weft` remembers which folder each workspace was uploaded from. */
+  readonly XDG_STATE_HOME?: string;
   readonly HOME?: string;
   readonly WEFT_URL?: string;
   readonly WEFT_KEY?: string;

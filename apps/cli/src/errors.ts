@@ -75,11 +75,40 @@ export class UsageError extends CliError {
   }
 }
 
-export function formatError(error: unknown): string {
-  if (error instanceof CliError) {
-    return `error: ${error.message}${error.code ? ` (${error.code})` : ''}${error instanceof ApiError ? hintFor(error) : ''}`;
+/** The command stopped before doing something the user would not want (nothing was changed). */
+export class RefusedError extends CliError {
+  readonly code = undefined;
+
+  constructor(message: string) {
+    super(message);
+    this.name = 'RefusedError';
   }
-  return `error: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+/**
+ * The agent asked a permission question where no one can answer it (`weft run` without a
+ * terminal, or with `--json`, and without `--yes`); the turn is cancelled rather than left waiting.
+ */
+export class UnattendedPermissionError extends CliError {
+  readonly code = undefined;
+
+  constructor(tool: string, subject: string, why: string) {
+    super(
+      `the agent asks permission for ${tool}: ${subject}, and no one can answer here (${why}), so the turn was cancelled: ` +
+        'pass --yes to allow what it asks, once each, or run it at a terminal to be asked',
+    );
+    this.name = 'UnattendedPermissionError';
+  }
+}
+
+export function formatError(error: unknown): string {
+  return `error: ${describeError(error)}${error instanceof ApiError ? hintFor(error) : ''}`;
+}
+
+/** The message and, for our own errors, the code: for a line that goes on after a failure. */
+export function describeError(error: unknown): string {
+  if (error instanceof CliError) return `${error.message}${error.code ? ` (${error.code})` : ''}`;
+  return error instanceof Error ? error.message : String(error);
 }
 
 function hintFor(error: ApiError): string {

@@ -3,9 +3,10 @@ import { previewCall } from './call-preview';
 import type { Colors } from './render';
 import type { PermissionRequest } from './turn';
 import type { TerminalStream } from './context';
+import { UnattendedPermissionError } from './errors';
 
-/** Reads one line of the user's answer; undefined when input has ended. */
-export type ReadAnswer = () => Promise<string | undefined>;
+/** Reads one line of the user's answer; undefined when input has ended; rejects when `signal` aborts. */
+export type ReadAnswer = (signal: AbortSignal) => Promise<string | undefined>;
 
 const ANSWERS: Readonly<Record<string, PermissionAnswer['decision']>> = {
   y: 'allow_once',
@@ -22,7 +23,7 @@ const ANSWERS: Readonly<Record<string, PermissionAnswer['decision']>> = {
  * once, `a` always (the suggested rules, for this session), `n` denies it with an optional reason.
  */
 export function terminalPermissionPrompt(out: TerminalStream, c: Colors, readAnswer: ReadAnswer) {
-  return async (event: PermissionRequest): Promise<PermissionAnswer | undefined> => {
+  return async (event: PermissionRequest, signal: AbortSignal): Promise<PermissionAnswer | undefined> => {
     const always = event.suggestedRules.length > 0 ? ` · ${c.bold('a')} always (${event.suggestedRules.join(', ')})` : '';
     out.write(`${c.yellow('?')} allow ${c.bold(event.call.name)}: ${event.subject}\n`);
     for (const line of previewCall(event.call)) {
@@ -31,7 +32,10 @@ export function terminalPermissionPrompt(out: TerminalStream, c: Colors, readAns
     }
     for (;;) {
       out.write(`  ${c.bold('y')} once${always} · ${c.bold('n')} no [y/${always ? 'a/' : ''}n] `);
-      const line = await readAnswer();
+      const line = await readAnswer(signal).catch((error: unknown) => {
+        if (signal.aborted) out.write('\n'); // the turn is going: end the unanswered prompt's line
+        throw error;
+      });
       if (line === undefined) return undefined;
       const [word = '', ...rest] = line.trim().split(/\s+/);
       const decision = ANSWERS[word.toLowerCase()];
@@ -45,4 +49,11 @@ export function terminalPermissionPrompt(out: TerminalStream, c: Colors, readAns
 /** For `--yes`: every question is allowed once, without asking. */
 export async function allowEverythingOnce(): Promise<PermissionAnswer> {
   return { decision: 'allow_once' };
+}
+
+/** For `weft run` where no one can answer (no terminal, or `--json`) and no `--yes`: fails the turn at the first question. */
+export function refuseUnattended(why: string) {
+  return async (event: PermissionRequest): Promise<PermissionAnswer> => {
+    throw new UnattendedPermissionError(event.call.name, event.subject, why);
+  };
 }

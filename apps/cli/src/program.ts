@@ -1,10 +1,14 @@
 import { Command, CommanderError } from 'commander';
 import { adminCommand } from './commands/admin';
+import { applyCommand } from './commands/apply';
 import { chainCommand } from './commands/chain';
 import { chatCommand } from './commands/chat';
+import { exportCommand } from './commands/export';
+import { instructionsCommand } from './commands/instructions';
 import { loginCommand } from './commands/login';
 import { modelsCommand } from './commands/models';
 import { runCommand } from './commands/run';
+import { sessionsCommand } from './commands/sessions';
 import { usageCommand } from './commands/usage';
 import { workspaceCommand } from './commands/workspace';
 import { errColors, type CliContext } from './context';
@@ -26,6 +30,10 @@ export function createProgram(ctx: CliContext): Command {
     .addCommand(runCommand(ctx))
     .addCommand(chatCommand(ctx))
     .addCommand(chainCommand(ctx))
+    .addCommand(sessionsCommand(ctx))
+    .addCommand(applyCommand(ctx))
+    .addCommand(exportCommand(ctx))
+    .addCommand(instructionsCommand(ctx))
     .addCommand(usageCommand(ctx))
     .addCommand(adminCommand(ctx))
     .addHelpText('after', '\nStart with: weft login --url <gateway> --key <key>');

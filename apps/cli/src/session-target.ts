@@ -3,6 +3,7 @@ import type { ApiClient } from './api-client';
 import { packDirectory } from './archive';
 import { status, type CliContext } from './context';
 import { UsageError } from './errors';
+import { WorkspaceFolders } from './workspace-folders';
 
 /** The options `run` and `chat` share for choosing where a turn happens. */
 export interface SessionTargetOptions {
@@ -27,10 +28,13 @@ export async function openSession(
   return sessionId;
 }
 
+/** Uploads `dir` as a new workspace and remembers where it came from, for `weft apply`. */
 export async function uploadDirectory(ctx: CliContext, client: ApiClient, dir: string): Promise<string> {
   const archive = await packDirectory(dir);
   status(ctx, `uploading ${dir} (${formatBytes(archive.byteLength)})…`);
-  return client.uploadWorkspace(archive, basename(dir));
+  const workspaceId = await client.uploadWorkspace(archive, basename(dir));
+  await new WorkspaceFolders(ctx.env).remember(workspaceId, dir);
+  return workspaceId;
 }
 
 async function defaultModel(ctx: CliContext, client: ApiClient): Promise<string> {

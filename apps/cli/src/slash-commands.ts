@@ -27,7 +27,7 @@ const HELP: ReadonlyArray<readonly [string, string]> = [
   ['/memory', "the workspace's shared notes; /memory add <text>, /memory rm <id>, /memory clear"],
   ['/chains', "the workspace's chains (.weft/chains/*.yaml) and their inputs"],
   ['/chain <name> [key=value …]', 'runs a chain with its inputs'],
-  ['/exit, /quit', 'leave (Ctrl-D too)'],
+  ['/exit, /quit', 'leave (Ctrl-D too, and Ctrl-C when no turn runs; during a turn Ctrl-C cancels it)'],
 ];
 
 /** `/help`, `/plan do x`; not `/usr/bin/env python3 x.py`, which is a message that starts with a path. */

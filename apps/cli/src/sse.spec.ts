@@ -36,7 +36,7 @@ describe('following a session over SSE', () => {
     const { renderer, output } = bufferRenderer();
     const outcome = await runTurn({ client: new ApiClient(gateway.url, KEY), renderer }, 'ses_1', 'hello');
 
-    expect(outcome).toEqual({ status: 'completed', turnId: 'turn_1' });
+    expect(outcome).toEqual({ status: 'completed', turnId: 'turn_1', workspaceId: 'ws_1', touchedFiles: false });
     expect(output()).toBe(expectedRendering());
     expect(output()).toContain('Let me look.\n● read_file(path="a.txt")\n  ⎿ hello\n    world\n');
   });

@@ -221,6 +221,23 @@ describe('cancel', () => {
     expect((session.json.messages as Array<{ role: string; content: string }>).map((m) => m.content)).toContain('Let me think');
   });
 
+  it("answers 404 for a turn of another session, another user's running turn included, and leaves it running", async () => {
+    const owner = await fixture('cancel-owner');
+    const intruder = await fixture('cancel-intruder');
+    script(owner.sessionId, [{ text: 'working', hang: true }]);
+    const { turnId, after } = await post(owner, 'work');
+    await follow(owner, after, (e) => e.type === 'message.delta');
+
+    const throughOwnSession = await api('POST', `/v1/sessions/${intruder.sessionId}/turns/${turnId}/cancel`, intruder.key);
+    expect(throughOwnSession).toMatchObject({ status: 404, json: { error: { code: 'COMMON.NOT_FOUND' } } });
+    expect(throughOwnSession.json.error?.message).toBe(`Turn ${turnId} not found in session ${intruder.sessionId}`);
+    expect((await api('POST', `/v1/sessions/${owner.sessionId}/turns/${turnId}/cancel`, intruder.key)).status).toBe(404);
+    expect((await api('GET', `/v1/sessions/${owner.sessionId}`, owner.key)).json.activeTurnId).toBe(turnId);
+
+    expect((await api('POST', `/v1/sessions/${owner.sessionId}/turns/${turnId}/cancel`, owner.key)).status).toBe(202);
+    expect((await follow(owner, after, ended)).at(-1)).toMatchObject({ type: 'turn.cancelled', turnId });
+  });
+
   it('stops a run waiting for a permission answer; the question is closed', async () => {
     const f = await fixture('cancel-ask');
     script(f.sessionId, [{ calls: [bash('make release')] }]);
@@ -255,6 +272,12 @@ describe('sessions, audit and instructions', () => {
       expect.objectContaining({ id: second.json.id, preview: null }),
       expect.objectContaining({ id: f.sessionId, title: 'Create a.ts', preview: 'Please create a.ts with x in it' }),
     ]);
+    // The last event's time; a session with an empty log was last active when it was created.
+    const [fresh, used] = list.json.sessions as Array<{ createdAt: string; lastActivityAt: string }>;
+    expect(fresh?.lastActivityAt).toBe(fresh?.createdAt);
+    const lastEvent = (await api('GET', `/v1/sessions/${f.sessionId}`, f.key)).json.lastEventId as string;
+    expect(used?.lastActivityAt).toBe(new Date(Number(lastEvent.split('-')[0])).toISOString());
+    expect(Date.parse(used?.lastActivityAt ?? '')).toBeGreaterThanOrEqual(Date.parse(used?.createdAt ?? ''));
 
     const jsonl = await api('GET', `/v1/sessions/${f.sessionId}/export?format=jsonl`, f.key);
     expect(jsonl.headers.get('content-type')).toContain('application/x-ndjson');

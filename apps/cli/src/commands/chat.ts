@@ -1,17 +1,22 @@
 import { createInterface } from 'node:readline/promises';
 import { Command } from 'commander';
+import { reportChanges } from '../changes-hint';
 import { connect, errColors, outColors, status, type CliContext } from '../context';
-import { ApiError, formatError } from '../errors';
+import { ApiError, describeError, formatError } from '../errors';
+import { LineReader } from '../line-reader';
 import { terminalPermissionPrompt } from '../permission-prompt';
 import { TurnRenderer } from '../render';
 import { openSession, type SessionTargetOptions } from '../session-target';
 import { type ChatState, SlashCommands, isSlashCommand } from '../slash-commands';
 import { type TurnStart, runTurn } from '../turn';
+import { TurnInterrupts } from '../turn-interrupts';
 import { withTargetOptions } from './target-options';
 
 export function chatCommand(ctx: CliContext): Command {
   return withTargetOptions(
-    new Command('chat').description('talk with the agent in a loop: /help lists commands, /exit or Ctrl-D quits, Ctrl-C stops following a turn'),
+    new Command('chat').description(
+      'talk with the agent in a loop: /help lists commands; Ctrl-C cancels a running turn, and leaves when none runs (or pressed again); /exit or Ctrl-D quits',
+    ),
   ).action(async (options: SessionTargetOptions) => {
     const client = await connect(ctx);
     const state: ChatState = { sessionId: await openSession(ctx, client, options) };
@@ -24,29 +29,27 @@ export function chatCommand(ctx: CliContext): Command {
       if (!inputClosed) rl.prompt();
     };
     rl.setPrompt(c.bold(c.cyan('› ')));
-    let turn: AbortController | undefined;
+    const interrupts = new TurnInterrupts();
     const interrupt = (): void => {
-      if (turn) return turn.abort();
-      ctx.stdout.write(c.dim('\n(type /exit or press Ctrl-D to quit)\n'));
-      prompt();
+      const action = interrupts.press();
+      if (action === 'cancel') return void ctx.stderr.write(errColors(ctx).dim('\ncancelling the turn… (Ctrl-C again to leave)\n'));
+      // Leaving during a turn: runTurn rejects and the loop ends; at the prompt, closing the input ends it.
+      if (!interrupts.running) rl.close();
     };
     rl.on('SIGINT', interrupt); // raw-mode terminals deliver Ctrl-C here, not as a signal
     const stopListening = ctx.onInterrupt(interrupt);
-    // The iterator buffers lines, so piped input typed ahead of a turn is not lost.
-    const lines = rl[Symbol.asyncIterator]();
+    // The reader buffers lines, so piped input typed ahead of a turn is not lost.
+    const lines = new LineReader(rl[Symbol.asyncIterator]());
     const renderer = new TurnRenderer(ctx.stdout, c);
     const commands = new SlashCommands(client, state, ctx.stdout, ctx.stderr, c);
     // Answers come from the same line reader as messages, so typed-ahead input stays in order.
-    const askPermission = terminalPermissionPrompt(ctx.stdout, c, async () => {
-      const next = await lines.next();
-      return next.done ? undefined : String(next.value);
-    });
+    const askPermission = terminalPermissionPrompt(ctx.stdout, c, (signal) => lines.next(signal));
     try {
       for (;;) {
         prompt();
-        const next = await lines.next();
-        if (next.done) break;
-        const content = String(next.value).trim();
+        const line = await lines.next();
+        if (line === undefined) break;
+        const content = line.trim();
         if (!content) continue;
         let start: TurnStart = { message: content };
         if (isSlashCommand(content)) {
@@ -55,21 +58,31 @@ export function chatCommand(ctx: CliContext): Command {
           if (outcome === 'continue') continue;
           start = outcome.start;
         }
-        turn = new AbortController();
+        const control = interrupts.beginTurn();
         try {
-          await runTurn(
-            { client, renderer, onReconnect: (n) => status(ctx, `reconnecting (${n})…`), askPermission },
+          const outcome = await runTurn(
+            {
+              client,
+              renderer,
+              onReconnect: (n) => status(ctx, `reconnecting (${n})…`),
+              onCancelFailed: (error) => ctx.stderr.write(`${errColors(ctx).red(`could not cancel the turn: ${describeError(error)}`)}\n`),
+              askPermission,
+            },
             state.sessionId,
             start,
-            turn.signal,
+            control,
           );
+          if (outcome.touchedFiles) await reportChanges(ctx, client, state.sessionId, outcome.workspaceId);
         } catch (error) {
           renderer.endLine();
-          if (turn.signal.aborted) ctx.stderr.write(`${errColors(ctx).yellow('interrupted')}: the turn goes on in the session\n`);
-          else if (error instanceof ApiError) ctx.stderr.write(`${errColors(ctx).red(formatError(error))}\n`);
+          if (control.leave?.aborted) {
+            ctx.stderr.write(`${errColors(ctx).yellow('left')}: ${interrupts.cancelRequested ? 'the turn is being cancelled' : 'the turn goes on'} in the session\n`);
+            break;
+          }
+          if (error instanceof ApiError) ctx.stderr.write(`${errColors(ctx).red(formatError(error))}\n`);
           else throw error;
         } finally {
-          turn = undefined;
+          interrupts.endTurn();
         }
       }
     } finally {

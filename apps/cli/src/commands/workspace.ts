@@ -4,6 +4,7 @@ import { extractArchive } from '../archive';
 import { connect, outColors, status, type CliContext } from '../context';
 import { formatBytes, uploadDirectory } from '../session-target';
 import { tableText } from '../table';
+import { WorkspaceFolders } from '../workspace-folders';
 
 export function workspaceCommand(ctx: CliContext): Command {
   const workspace = new Command('workspace').description('your workspaces on the gateway: list, upload, download, rename, delete');
@@ -36,6 +37,7 @@ export function workspaceCommand(ctx: CliContext): Command {
     .argument('<id>', 'the workspace id (ws_…)')
     .action(async (id: string) => {
       await (await connect(ctx)).deleteWorkspace(id);
+      await new WorkspaceFolders(ctx.env).forget(id);
       status(ctx, `deleted ${id}`);
     });
   workspace

@@ -1,4 +1,4 @@
-import { execFile, spawn } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -42,16 +42,49 @@ async function build(project: string, ignore: string[] = [], out = 'dist'): Prom
   await run(process.execPath, args, { cwd: join(ROOT, project) });
 }
 
+export interface WeftOptions {
+  /** Its working folder (default: the test's). */
+  readonly cwd?: string;
+}
+
 /** Runs the built `weft` with only `env` (and PATH, NO_COLOR) set, `input` on stdin. */
-export function weft(args: string[], env: Record<string, string>, input?: string): Promise<CliResult> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [MAIN, ...args], { env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+export function weft(args: string[], env: Record<string, string>, input?: string, options: WeftOptions = {}): Promise<CliResult> {
+  const running = startWeft(args, env, options);
+  running.child.stdin.end(input ?? '');
+  return running.done;
+}
+
+/** A `weft` left running: its stdin open, its output so far, and a way to wait for some of it. */
+export interface RunningWeft {
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly done: Promise<CliResult>;
+  output(): { stdout: string; stderr: string };
+  /** Resolves once stdout or stderr contains `text`; rejects if the process ends first. */
+  waitFor(text: string): Promise<void>;
+}
+
+export function startWeft(args: string[], env: Record<string, string>, options: WeftOptions = {}): RunningWeft {
+  const child = spawn(process.execPath, [MAIN, ...args], { cwd: options.cwd, env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env } });
+  let stdout = '';
+  let stderr = '';
+  const waiters = new Set<() => void>();
+  const seen = () => waiters.forEach((check) => check());
+  child.stdout.on('data', (chunk: Buffer) => ((stdout += chunk.toString()), seen()));
+  child.stderr.on('data', (chunk: Buffer) => ((stderr += chunk.toString()), seen()));
+  const done = new Promise<CliResult>((resolveDone, fail) => {
     child.on('error', fail);
-    child.on('close', (code) => done({ code: code ?? -1, stdout, stderr }));
-    child.stdin.end(input ?? '');
+    child.on('close', (code) => resolveDone({ code: code ?? -1, stdout, stderr }));
   });
+  const waitFor = (text: string) =>
+    new Promise<void>((resolveWait, fail) => {
+      const check = () => {
+        if (!stdout.includes(text) && !stderr.includes(text)) return;
+        waiters.delete(check);
+        resolveWait();
+      };
+      waiters.add(check);
+      check();
+      void done.then((result) => fail(new Error(`weft exited (${result.code}) before printing ${JSON.stringify(text)}:\n${result.stdout}\n${result.stderr}`)));
+    });
+  return { child, done, output: () => ({ stdout, stderr }), waitFor };
 }

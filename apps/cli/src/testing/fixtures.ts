@@ -38,3 +38,24 @@ export const askingTurn: readonly Scripted[] = [
   { type: 'message.completed', content: 'Tests pass.' },
   { type: 'turn.completed', usage: { promptTokens: 10, completionTokens: 5 }, iterations: 2 },
 ];
+
+/** A turn that streams a little and then waits (on a model that never finishes) until it is cancelled. */
+export const hangingTurn: readonly Scripted[] = [
+  { type: 'turn.started', model: 'tiny' },
+  { type: 'message.delta', text: 'Thinking hard' },
+];
+
+/** A turn that asks and then waits for the answer (the stub never answers for it). */
+export const waitingForAnswerTurn: readonly Scripted[] = askingTurn.slice(0, 2);
+
+/** A turn that writes a file and completes. */
+export const writingTurn: readonly Scripted[] = [
+  { type: 'turn.started', model: 'tiny' },
+  { type: 'tool.called', call: { id: 'c1', name: 'write_file', arguments: { path: 'a.txt', content: 'hello, world\n' } } },
+  { type: 'tool.completed', callId: 'c1', name: 'write_file', isError: false, output: 'wrote a.txt' },
+  { type: 'message.completed', content: 'Updated a.txt.' },
+  { type: 'turn.completed', usage: { promptTokens: 10, completionTokens: 5 }, iterations: 2 },
+];
+
+/** What the stub's patch route returns after `writingTurn`. */
+export const writingTurnPatch = 'diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-hello\n+hello, world\n';

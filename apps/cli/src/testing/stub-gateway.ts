@@ -19,6 +19,8 @@ export interface StubGatewayOptions {
   readonly ignoreResume?: boolean;
   /** Sessions that exist besides `ses_1`, oldest first. */
   readonly sessions?: readonly StubSession[];
+  /** What `GET /v1/workspaces/:id/patch` returns (default: nothing changed). */
+  readonly patch?: string;
   /** What `GET /v1/permissions/user` and `/session/:id` return, by scope key (`user`, `session:ses_1`). */
   readonly rules?: Readonly<Record<string, { allow?: string[]; ask?: string[]; deny?: string[] }>>;
 }
@@ -51,6 +53,8 @@ export interface StubGateway {
   readonly notes: Map<string, Array<{ id: string; text: string; source: string; author: string; createdAt: string }>>;
   /** Sessions the CLI created. */
   readonly created: Array<{ id: string; workspaceId: string; model: string }>;
+  /** Turns the CLI asked to cancel; one whose script had not ended then ends `turn.cancelled`. */
+  readonly cancels: string[];
   close(): Promise<void>;
 }
 
@@ -69,6 +73,8 @@ export async function startStubGateway(options: StubGatewayOptions): Promise<Stu
   const created: StubGateway['created'] = [];
   const notes: StubGateway['notes'] = new Map();
   const chainRuns: StubGateway['chainRuns'] = [];
+  const cancels: string[] = [];
+  const ended = new Set<string>();
   const sessions = new Map<string, StubSession & { createdAt: string }>();
   for (const [index, session] of [{ id: 'ses_1', workspaceId: 'ws_1', model: 'tiny' }, ...(options.sessions ?? [])].entries()) {
     sessions.set(session.id, { ...session, createdAt: new Date(index * 60_000).toISOString() });
@@ -81,6 +87,7 @@ export async function startStubGateway(options: StubGatewayOptions): Promise<Stu
     const id = `1700000000000-${sequence}`;
     const entry = { id, data: { ...event, id, at: new Date(0).toISOString() } };
     log.push(entry);
+    if (event.type === 'turn.completed' || event.type === 'turn.failed' || event.type === 'turn.cancelled') ended.add(event.turnId);
     for (const listener of listeners) listener(entry);
   };
 
@@ -173,6 +180,19 @@ export async function startStubGateway(options: StubGatewayOptions): Promise<Stu
       return;
     }
     if (session && sessionPath === 'GET /events') return stream(req, res, url);
+    const cancel = session ? /^POST \/turns\/([\w-]+)\/cancel$/.exec(sessionPath ?? '') : null;
+    if (cancel?.[1]) {
+      const turnId = cancel[1];
+      cancels.push(turnId);
+      if (ended.has(turnId)) return json(res, 409, { error: { code: 'COMMON.CONFLICT', message: `Turn ${turnId} is not running` } });
+      json(res, 202, { turnId, status: 'cancelling' });
+      setImmediate(() => append({ type: 'turn.cancelled', turnId, userId: 'usr_1' }));
+      return;
+    }
+    if (/^GET \/v1\/workspaces\/[\w-]+\/patch$/.test(route)) {
+      res.writeHead(200, { 'content-type': 'text/x-diff' }).end(options.patch ?? '');
+      return;
+    }
     const permission = /^POST \/v1\/sessions\/[\w-]+\/permissions\/([\w-]+)$/.exec(route);
     if (permission?.[1]) {
       const answer = JSON.parse(body.toString()) as { decision: string; reason?: string };
@@ -222,6 +242,7 @@ export async function startStubGateway(options: StubGatewayOptions): Promise<Stu
     created,
     notes,
     chainRuns,
+    cancels,
     close: async () => {
       server.closeAllConnections();
       server.close();

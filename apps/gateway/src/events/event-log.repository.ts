@@ -39,6 +39,16 @@ export class EventLogRepository {
     }
   }
 
+  /** Whether the log holds the turn (its `message.created`): a turn of another session is not this one's. */
+  async hasTurn(sessionId: string, turnId: string, batch = 1000): Promise<boolean> {
+    for (let last = '0-0'; ; ) {
+      const page = await this.rangeAfter(sessionId, last, batch);
+      if (page.some((e) => e.type === 'message.created' && e.turnId === turnId)) return true;
+      if (page.length < batch) return false;
+      last = page.at(-1)?.id ?? last;
+    }
+  }
+
   /** Retention (AUDIT_RETENTION_DAYS): entries older than that go as new ones come (approximate MINID). */
   private trim(): string[] {
     const days = this.config.AUDIT_RETENTION_DAYS;

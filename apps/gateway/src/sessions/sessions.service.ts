@@ -73,11 +73,16 @@ export class SessionsService {
     return { id: session.id };
   }
 
-  /** Newest first, each with the first thing the user asked. */
+  /** Newest first, each with the first thing the user asked and when its log last moved. */
   async list(ownerId: string) {
     const sessions = await this.sessions.listOwned(ownerId);
-    const previews = await Promise.all(sessions.map((s) => this.sessions.firstMessage(s.id)));
-    return { sessions: sessions.map((s, i) => ({ ...present(s), preview: preview(previews[i]) })) };
+    const [previews, lastIds] = await Promise.all([
+      Promise.all(sessions.map((s) => this.sessions.firstMessage(s.id))),
+      Promise.all(sessions.map((s) => this.events.lastId(s.id))),
+    ]);
+    return {
+      sessions: sessions.map((s, i) => ({ ...present(s), preview: preview(previews[i]), lastActivityAt: lastActivityAt(s, lastIds[i]) })),
+    };
   }
 
   async get(ownerId: string, sessionId: string) {
@@ -125,6 +130,8 @@ export class SessionsService {
   async cancelTurn(ownerId: string, sessionId: string, turnId: string): Promise<{ turnId: string; status: 'cancelling' }> {
     const session = await this.owned(ownerId, sessionId);
     if (session.activeTurnId !== turnId) {
+      // A turn of another session (another user's included) is unknown here, like any resource of theirs.
+      if (!(await this.events.hasTurn(sessionId, turnId))) throw new AppError(ErrorCode.NotFound, `Turn ${turnId} not found in session ${sessionId}`);
       throw new AppError(ErrorCode.Conflict, `Turn ${turnId} is not running in session ${sessionId}`);
     }
     await this.cancellation.request(turnId, ownerId);
@@ -213,6 +220,12 @@ export class SessionsService {
 
 function notFound(sessionId: string): AppError {
   return new AppError(ErrorCode.NotFound, `Session ${sessionId} not found`);
+}
+
+/** The time of the log's last event (stream ids start with it), or the creation time of a session with an empty log. */
+function lastActivityAt(session: Session, lastEventId: string | undefined): string {
+  const ms = Number(lastEventId?.split('-')[0] ?? 0);
+  return ms > 0 ? new Date(ms).toISOString() : session.createdAt;
 }
 
 function present(session: Session) {

@@ -55,7 +55,7 @@ export function requestsOf(sessionId: string): GenerateRequest[] {
 let callCounter = 0;
 
 @Controller()
-class ScriptedWorkersController {
+class ScriptedModelController {
   @MessagePattern(Routes.inferenceListModels.subject)
   listModels() {
     return {
@@ -98,7 +98,10 @@ class ScriptedWorkersController {
   cancel(@Payload() payload: { requestId: string }) {
     scriptedWorld.cancelled.push(payload.requestId);
   }
+}
 
+@Controller()
+class ScriptedToolsController {
   @MessagePattern(Routes.toolsCall.subject)
   call(@Payload() request: ToolCallRequest) {
     scriptedWorld.toolCalls.push(request);
@@ -164,5 +167,9 @@ class ScriptedWorkersController {
   }
 }
 
-@Module({ controllers: [ScriptedWorkersController] })
+@Module({ controllers: [ScriptedModelController, ScriptedToolsController] })
 export class ScriptedWorkersModule {}
+
+/** The scripted model alone, for tests that run the real tools worker beside it. */
+@Module({ controllers: [ScriptedModelController] })
+export class ScriptedModelModule {}
