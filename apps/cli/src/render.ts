@@ -122,6 +122,9 @@ export class TurnRenderer {
         this.streamedText = false;
         this.endLine();
         return this.line(event.isError ? this.c.red(`✗ step ${event.step} failed`) : this.c.dim(`✓ step ${event.step}`));
+      case 'mcp.server.unavailable':
+        this.endLine();
+        return this.line(this.c.yellow(`! MCP server ${event.server} (${event.scope}) is ${event.state}: ${truncate(event.problem, MAX_RESULT_LINE_CHARS)}`));
       default:
         return assertUnreachable(event);
     }

@@ -9,11 +9,8 @@ const booleanFlag = () =>
     .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
     .transform((value) => value === 'true' || value === '1' || value === 'yes');
 
-/**
- * Hosts a workspace may be cloned from, comma-separated (`github.com,git.internal`); `file`
- * allows file:// URLs (tests, air-gapped mirrors). Empty: import from git is off.
- */
-const gitAllowedHosts = () =>
+/** A comma-separated list of host names (`github.com,git.internal`), lower-cased; empty by default. */
+const hostList = () =>
   z
     .string()
     .default('')
@@ -30,7 +27,11 @@ export const gatewayConfigSchema = z.object({
   WORKSPACE_UPLOAD_MAX_BYTES: positiveInt().default(8 * 1024 * 1024),
   /** Bytes all of one user's workspaces may hold together; an upload past it is refused with 413. */
   WORKSPACE_QUOTA_BYTES: positiveInt().default(1024 * 1024 * 1024),
-  WORKSPACE_GIT_ALLOWED_HOSTS: gitAllowedHosts(),
+  /**
+   * Hosts a workspace may be cloned from; `file` allows file:// URLs (tests, air-gapped
+   * mirrors). Empty: import from git is off.
+   */
+  WORKSPACE_GIT_ALLOWED_HOSTS: hostList(),
   /** How long the gateway waits for the tools worker to clone a repository. */
   WORKSPACE_GIT_TIMEOUT_MS: positiveInt().default(120_000),
   AGENT_MAX_ITERATIONS: positiveInt().default(20),
@@ -117,6 +118,16 @@ export const gatewayConfigSchema = z.object({
   AUDIT_RETENTION_DAYS: z.coerce.number().int().min(0).default(0),
   /** Cap on project (AGENTS.md) and personal instructions each, in characters. */
   INSTRUCTIONS_MAX_CHARS: positiveInt().default(32_000),
+  /**
+   * MCP servers every session gets, as an `mcpServers` JSON document (the format of `.mcp.json`);
+   * `${NAME}` in a url or header reads this process's environment.
+   */
+  MCP_SERVERS: z.string().default(''),
+  /** Hosts a workspace's `.weft/mcp.json` may point the gateway at (`.example.com`: and subdomains); none by default. */
+  MCP_ALLOWED_HOSTS: hostList(),
+  MCP_CONNECT_TIMEOUT_MS: positiveInt().default(10_000),
+  /** The longest one MCP tool call may take. */
+  MCP_CALL_TIMEOUT_MS: positiveInt().default(120_000),
 });
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
 
@@ -174,7 +185,11 @@ export const toolsConfigSchema = z.object({
   /** Cap on a workspace unpacked from an upload. */
   WORKSPACE_MAX_BYTES: positiveInt().default(256 * 1024 * 1024),
   WORKSPACE_MAX_FILES: positiveInt().default(20_000),
-  WORKSPACE_GIT_ALLOWED_HOSTS: gitAllowedHosts(),
+  /**
+   * Hosts a workspace may be cloned from; `file` allows file:// URLs (tests, air-gapped
+   * mirrors). Empty: import from git is off.
+   */
+  WORKSPACE_GIT_ALLOWED_HOSTS: hostList(),
   /** `git clone` is killed after this. */
   WORKSPACE_GIT_CLONE_TIMEOUT_MS: positiveInt().default(100_000),
 });

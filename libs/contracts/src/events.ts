@@ -187,6 +187,15 @@ export const sessionEventSchema = z.discriminatedUnion('type', [
     isError: z.boolean(),
     output: z.string(),
   }),
+  /** An MCP server of the session could not be used this turn; its tools are missing, the turn goes on. */
+  z.object({
+    type: z.literal('mcp.server.unavailable'),
+    turnId: z.string(),
+    server: z.string(),
+    scope: z.enum(['server', 'workspace']),
+    state: z.enum(['failed', 'refused', 'unsupported', 'invalid']),
+    problem: z.string(),
+  }),
   z.object({
     type: z.literal('turn.cancelled'),
     turnId: z.string(),

@@ -15,6 +15,8 @@ import { ModelsModule } from '../models/models.module';
 import { ModelsService } from '../models/models.service';
 import { PermissionGate } from '../permissions/permission-gate';
 import { PermissionsModule } from '../permissions/permissions.module';
+import { McpModule } from '../mcp/mcp.module';
+import { McpService } from '../mcp/mcp.service';
 import { SessionsModule } from '../sessions/sessions.module';
 import { SessionsRepository } from '../sessions/sessions.repository';
 import { RedisTurnStore } from './redis-turn-store';
@@ -43,6 +45,7 @@ import { WorkspacesModule } from '../workspaces/workspaces.module';
 @Module({
   imports: [
     SessionsModule,
+    McpModule,
     EventsModule,
     PermissionsModule,
     InstructionsModule,
@@ -76,6 +79,7 @@ import { WorkspacesModule } from '../workspaces/workspaces.module';
         RpcChainLoader,
         LongRunClient,
         WorkspaceQuotaGuard,
+        McpService,
         LOGGER,
       ],
       useFactory: (
@@ -99,6 +103,7 @@ import { WorkspacesModule } from '../workspaces/workspaces.module';
         chains: RpcChainLoader,
         longRuns: LongRunClient,
         quota: WorkspaceQuotaGuard,
+        mcp: McpService,
         logger: Logger,
       ) =>
         new TurnRunner(
@@ -130,6 +135,7 @@ import { WorkspacesModule } from '../workspaces/workspaces.module';
             models: modelCatalog(models),
             quota,
             accounting,
+            mcp,
             logger,
           },
           {

@@ -28,6 +28,8 @@ export function buildSystemPrompt(
   instructions?: InstructionsSummary,
   notes: readonly Note[] = [],
   role: AgentRole = 'agent',
+  /** MCP servers the session declares that cannot be used this turn, each with its problem. */
+  unavailableMcp: readonly string[] = [],
 ): string {
   const toolLines = tools.map((tool) => `- ${tool.name}: ${tool.description}`);
   const parts = [
@@ -43,6 +45,9 @@ export function buildSystemPrompt(
       ...ROLE_LINES[role],
     ].join('\n'),
   ];
+  if (unavailableMcp.length > 0) {
+    parts.push(['# MCP servers unavailable this turn (their tools are missing; tell the user if they need them)', '', ...unavailableMcp.map((line) => `- ${line}`)].join('\n'));
+  }
   if (instructions?.project) {
     parts.push(`# Project instructions (from ${instructions.project.file})\n\n${instructions.project.content.trim()}`);
   }

@@ -51,7 +51,16 @@ export interface TurnRunnerDeps {
   quota?: WorkspaceQuotaPort;
   /** Usage and running-turn places; without it turns are not counted. */
   accounting?: TurnAccountingPort;
+  /** The session's MCP servers' tools; without it there are none. */
+  mcp?: McpToolsPort;
   logger: Logger;
+}
+
+export interface McpToolsPort {
+  forTurn(workspaceId: string): Promise<{
+    tools: ReadonlyMap<string, AgentTool>;
+    problems: ReadonlyArray<{ name: string; scope: 'server' | 'workspace'; state: string; problem?: string }>;
+  }>;
 }
 
 export interface TurnLimits {
@@ -81,6 +90,7 @@ export class TurnRunner {
   private readonly loop: AgentLoop;
   private readonly planner: Planner;
   private readonly chainRunner: ChainRunner;
+  private readonly mcpByTurn = new WeakMap<TurnContext, Promise<{ tools: ReadonlyMap<string, AgentTool>; unavailable: string[] }>>();
 
   constructor(
     private readonly deps: TurnRunnerDeps,
@@ -200,12 +210,13 @@ export class TurnRunner {
       turn.cancel,
     );
     const canDelegate = role !== 'junior' && roles.includes('senior') && junior !== undefined && junior !== model;
-    const tools = toolsFor(this.deps.tools, canDelegate);
+    const mcp = await raceAbort(this.mcpTools(turn), turn.cancel);
+    const tools = new Map([...mcp.tools, ...toolsFor(this.deps.tools, canDelegate)]);
     const definitions = [...tools.values()].map((tool) => tool.definition);
     return {
       thread,
       model,
-      systemPrompt: buildSystemPrompt(definitions, turn.instructions, notes, role),
+      systemPrompt: buildSystemPrompt(definitions, turn.instructions, notes, role, mcp.unavailable),
       tools,
       maxIterations: turn.session.maxIterations ?? this.limits.maxIterations,
       contextSize,
@@ -229,6 +240,35 @@ export class TurnRunner {
         ...(canDelegate && junior ? { delegate: (task, callId) => this.delegate(turn, thread, model, junior, task, callId) } : {}),
       },
     };
+  }
+
+  /**
+   * The session's MCP tools, asked for once per turn (every loop of it shares them); a server
+   * that cannot be used is told to the user as an event and to the model in its prompt.
+   */
+  private mcpTools(turn: TurnContext): Promise<{ tools: ReadonlyMap<string, AgentTool>; unavailable: string[] }> {
+    let found = this.mcpByTurn.get(turn);
+    if (!found) {
+      found = this.findMcpTools(turn);
+      this.mcpByTurn.set(turn, found);
+    }
+    return found;
+  }
+
+  private async findMcpTools(turn: TurnContext): Promise<{ tools: ReadonlyMap<string, AgentTool>; unavailable: string[] }> {
+    if (!this.deps.mcp) return { tools: new Map(), unavailable: [] };
+    try {
+      const { tools, problems } = await this.deps.mcp.forTurn(turn.session.workspaceId);
+      for (const p of problems) {
+        const state = p.state === 'refused' || p.state === 'unsupported' || p.state === 'invalid' ? p.state : 'failed';
+        await turn.emit({ type: 'mcp.server.unavailable', turnId: turn.turnId, server: p.name, scope: p.scope, state, problem: p.problem ?? state });
+      }
+      return { tools, unavailable: problems.map((p) => `${p.name}: ${p.problem ?? p.state}`) };
+    } catch (error) {
+      // Reading `.weft/mcp.json` failed (the tools worker is away): the turn goes on without MCP.
+      this.deps.logger.warn({ err: error, sessionId: turn.sessionId }, 'MCP servers could not be listed');
+      return { tools: new Map(), unavailable: [`(all): ${error instanceof Error ? error.message : String(error)}`] };
+    }
   }
 
   /**

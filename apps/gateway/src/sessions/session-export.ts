@@ -148,6 +148,9 @@ export function toMarkdown(session: Session, events: StoredSessionEvent[]): stri
         flush();
         if (event.isError) out.push('', `> Step ${event.step} failed`);
         break;
+      case 'mcp.server.unavailable':
+        out.push('', `> MCP server ${event.server} (${event.scope}) was ${event.state}: ${event.problem}`);
+        break;
       case 'turn.started':
       case 'turn.completed':
       case 'tool.output': // a long run's live output: its tool.completed carries it

@@ -1,0 +1,132 @@
+import type { StoredSessionEvent } from '@weft/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type GatewayUnderTest, startGatewayUnderTest } from './test/gateway-under-test';
+import { type McpTestServer, startMcpTestServer } from './test/mcp-test-server';
+import { ScriptedWorkersModule, requestsOf, script } from './test/scripted-workers';
+import { type SessionFixture, ofType, sessionApi } from './test/session-api';
+
+/**
+ * MCP servers through the public API, on real Redis and NATS, against a real MCP server (the
+ * official SDK over streamable HTTP): the admin's servers and a workspace's `.weft/mcp.json`,
+ * their tools offered to the model, gated, logged, and failures told without failing the turn.
+ */
+const TOKEN = 'demo-secret-token';
+let mcp: McpTestServer;
+let gateway: GatewayUnderTest;
+let client: ReturnType<typeof sessionApi>;
+
+beforeAll(async () => {
+  mcp = await startMcpTestServer(TOKEN);
+  // The token comes from the gateway's environment, as an admin keeps it in .env.
+  process.env.WEFT_TEST_MCP_TOKEN = TOKEN;
+  gateway = await startGatewayUnderTest(ScriptedWorkersModule, {
+    MCP_SERVERS: JSON.stringify({
+      mcpServers: {
+        demo: { type: 'http', url: mcp.url, headers: { authorization: 'Bearer ${WEFT_TEST_MCP_TOKEN}' } },
+        broken: { url: 'http://127.0.0.1:9/mcp' },
+        local: { command: 'npx', args: ['some-mcp-server'] },
+      },
+    }),
+    MCP_ALLOWED_HOSTS: '127.0.0.1',
+    MCP_CONNECT_TIMEOUT_MS: '3000',
+    PERMISSIONS_SERVER_RULES: JSON.stringify({ allow: ['mcp__demo__add'] }),
+  });
+  client = sessionApi(gateway.base);
+});
+
+afterAll(async () => {
+  await gateway?.stop();
+  await mcp?.close();
+  delete process.env.WEFT_TEST_MCP_TOKEN;
+});
+
+async function runTurn(f: SessionFixture, content: string, until?: (e: StoredSessionEvent) => boolean) {
+  const { after } = await client.start(f, '/messages', { content });
+  return client.follow(f, after, until);
+}
+
+describe('MCP servers', () => {
+  it("lists a session's servers with their state and tools: ready, unreachable, stdio not run, a workspace's own within the allowed hosts", async () => {
+    const workspaceFile = JSON.stringify({
+      mcpServers: {
+        mine: { url: mcp.url.replace('/mcp', '/other'), headers: { authorization: `Bearer ${TOKEN}` } },
+        elsewhere: { url: 'http://localhost:1/mcp' },
+        demo: { url: 'http://127.0.0.1:2/mcp' },
+        'bad name!': { url: 'http://127.0.0.1:3/mcp' },
+      },
+    });
+    const f = await client.fixture('mcp-lister', {}, { '.weft/mcp.json': workspaceFile });
+    const listed = await client.api('GET', `/v1/sessions/${f.sessionId}/mcp`, f.key);
+    expect(listed.status).toBe(200);
+    const servers = listed.json.servers as Array<Record<string, unknown>>;
+    const byName = (name: string) => servers.find((s) => s.name === name);
+    expect(byName('demo')).toMatchObject({
+      scope: 'server',
+      state: 'ready',
+      tools: [
+        { name: 'mcp__demo__add', tool: 'add', description: 'Adds two numbers' },
+        { name: 'mcp__demo__fail', tool: 'fail' },
+      ],
+    });
+    expect(byName('broken')).toMatchObject({ scope: 'server', state: 'failed', problem: expect.stringContaining('could not reach it') });
+    expect(byName('local')).toMatchObject({ transport: 'stdio', state: 'unsupported' });
+    expect(byName('mine')).toMatchObject({ scope: 'workspace', state: 'ready', tools: [expect.objectContaining({ name: 'mcp__mine__add' }), expect.anything()] });
+    expect(byName('elsewhere')).toMatchObject({ state: 'refused', problem: expect.stringContaining('MCP_ALLOWED_HOSTS') });
+    expect(servers.filter((s) => s.name === 'demo')).toHaveLength(2);
+    expect(servers.find((s) => s.name === 'demo' && s.scope === 'workspace')).toMatchObject({ state: 'invalid' });
+    expect(byName('bad name!')).toMatchObject({ state: 'invalid' });
+
+    const other = await client.fixture('mcp-intruder');
+    expect((await client.api('GET', `/v1/sessions/${f.sessionId}/mcp`, other.key)).status).toBe(404);
+  });
+
+  it('offers the tools to the model, runs an allowed call, reports a tool error to the model, and tells the user which servers are unavailable', async () => {
+    const f = await client.fixture('mcp-caller');
+    script(f.sessionId, [
+      { calls: [{ name: 'mcp__demo__add', arguments: { a: 2, b: 3 } }] },
+      { calls: [{ name: 'mcp__demo__fail', arguments: {} }] },
+      { text: 'done' },
+    ]);
+    const { after } = await client.start(f, '/messages', { content: 'add 2 and 3' });
+    const asked = await client.follow(f, after, (e) => e.type === 'permission.requested');
+    // mcp__demo__fail has no allow rule: MCP tools ask by default.
+    expect(ofType(asked, 'permission.requested')[0]).toMatchObject({ call: expect.objectContaining({ name: 'mcp__demo__fail' }) });
+    const requestId = ofType(asked, 'permission.requested')[0]?.requestId;
+    expect((await client.api('POST', `/v1/sessions/${f.sessionId}/permissions/${requestId}`, f.key, { decision: 'allow_once' })).status).toBe(200);
+    const rest = await client.follow(f, asked.at(-1)?.id ?? after);
+    const events = [...asked, ...rest];
+
+    expect(events.at(-1)?.type).toBe('turn.completed');
+    expect(ofType(events, 'tool.completed').map((e) => ({ isError: e.isError, output: e.output }))).toEqual([
+      { isError: false, output: '5' },
+      { isError: true, output: 'MCP.TOOL_FAILED: MCP server "demo" reported an error: the demo tool broke' },
+    ]);
+    expect(mcp.calls.slice(-2)).toEqual([
+      { tool: 'add', args: { a: 2, b: 3 } },
+      { tool: 'fail', args: {} },
+    ]);
+    expect(ofType(events, 'permission.decided')[0]).toMatchObject({ decision: 'allow', decidedBy: 'policy', rule: 'mcp__demo__add' });
+    const unavailable = ofType(events, 'mcp.server.unavailable').map((e) => [e.server, e.state]);
+    expect(unavailable).toEqual([
+      ['broken', 'failed'],
+      ['local', 'unsupported'],
+    ]);
+
+    const [first] = requestsOf(f.sessionId);
+    const offered = first?.tools?.find((t) => t.name === 'mcp__demo__add');
+    expect(offered?.parameters).toMatchObject({ type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } });
+    expect(first?.messages[0]?.content).toContain('MCP servers unavailable this turn');
+    expect(first?.messages[0]?.content).toContain('broken: could not reach it');
+  });
+
+  it('honours deny rules on a whole server', async () => {
+    const f = await client.fixture('mcp-denier');
+    const rules = await client.api('PUT', `/v1/permissions/session/${f.sessionId}`, f.key, { deny: ['mcp__demo'] });
+    expect(rules.status).toBe(200);
+    script(f.sessionId, [{ calls: [{ name: 'mcp__demo__fail', arguments: {} }] }, { text: 'refused' }]);
+    const before = mcp.calls.length;
+    const events = await runTurn(f, 'try it');
+    expect(ofType(events, 'tool.completed')[0]).toMatchObject({ isError: true, output: expect.stringContaining('AGENT.PERMISSION_DENIED') });
+    expect(mcp.calls.length).toBe(before);
+  });
+});
