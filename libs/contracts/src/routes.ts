@@ -13,6 +13,10 @@ import {
   cancelRunSchema,
   execRequestSchema,
   execResultSchema,
+  mcpCallToolRequestSchema,
+  mcpCallToolResultSchema,
+  mcpListToolsRequestSchema,
+  mcpListToolsResultSchema,
   releaseSessionRequestSchema,
   releaseSessionResultSchema,
   sandboxImagesSchema,
@@ -85,6 +89,8 @@ export const Routes = {
   sandboxCancel: event(SandboxSubjects.cancel, cancelRunSchema),
   sandboxImages: route(SandboxSubjects.images, z.object({}), sandboxImagesSchema),
   sandboxReleaseSession: route(SandboxSubjects.releaseSession, releaseSessionRequestSchema, releaseSessionResultSchema),
+  sandboxMcpListTools: route(SandboxSubjects.mcpListTools, mcpListToolsRequestSchema, mcpListToolsResultSchema),
+  sandboxMcpCallTool: route(SandboxSubjects.mcpCallTool, mcpCallToolRequestSchema, mcpCallToolResultSchema),
 } as const;
 
 export type RouteRequest<R> = R extends Route<infer Req, z.ZodType> ? z.input<Req> : never;

@@ -132,3 +132,37 @@ export const releaseSessionResultSchema = z.object({ removed: z.number().int().n
 /** Stops a long run wherever it is: its container is killed and removed, or it never starts. */
 export const cancelRunSchema = z.object({ runId: z.string().min(1) });
 export type CancelRun = z.infer<typeof cancelRunSchema>;
+
+/** A stdio MCP server, started inside the session's container (never on a host). */
+export const mcpStdioServerSchema = z.object({
+  name: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/),
+  command: z.string().min(1),
+  args: z.array(z.string()).default([]),
+  env: z.record(z.string(), z.string()).default({}),
+});
+export type McpStdioServer = z.infer<typeof mcpStdioServerSchema>;
+
+/** Where a stdio MCP server runs: the session's container, as its commands would get it. */
+const mcpStdioTargetSchema = z.object({
+  workspaceId: workspaceIdSchema,
+  session: execSessionSchema,
+  writable: z.boolean().default(false),
+  network: sandboxNetworkSchema.default('none'),
+  image: sandboxImageIdSchema.optional(),
+  server: mcpStdioServerSchema,
+  /** How long the server may take to start and answer (list) or to finish the call. */
+  timeoutMs: z.number().int().positive().max(600_000),
+});
+
+export const mcpListToolsRequestSchema = mcpStdioTargetSchema;
+export const mcpListToolsResultSchema = z.object({
+  tools: z.array(
+    z.looseObject({ name: z.string(), description: z.string().optional(), inputSchema: z.record(z.string(), z.unknown()) }),
+  ),
+});
+export const mcpCallToolRequestSchema = mcpStdioTargetSchema.extend({
+  tool: z.string().min(1),
+  arguments: z.record(z.string(), z.unknown()),
+});
+/** The server's CallToolResult as it sent it; the gateway reads its content. */
+export const mcpCallToolResultSchema = z.looseObject({ content: z.array(z.unknown()).default([]), isError: z.boolean().optional() });

@@ -38,6 +38,8 @@ export const SandboxSubjects = {
   cancel: 'weft.sandbox.v1.cancel',
   images: 'weft.sandbox.v1.images',
   releaseSession: 'weft.sandbox.v1.release-session',
+  mcpListTools: 'weft.sandbox.v1.mcp-list-tools',
+  mcpCallTool: 'weft.sandbox.v1.mcp-call-tool',
 } as const;
 
 /** Where a long run's progress, output and outcome are published (`runOutputMessageSchema`). */

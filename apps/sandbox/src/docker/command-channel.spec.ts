@@ -123,3 +123,28 @@ describe('session protocol', () => {
     expect(parseFrame('{"t":"exit","id":"x","code":2,"oom":1}')).toEqual({ t: 'exit', id: 'x', code: 2, oom: false });
   });
 });
+
+describe('an interactive run (a stdio server)', () => {
+  it('takes stdin as it comes, hands its stdout over as it comes, and ends when its stdin closes', async () => {
+    const { channel } = startServer();
+    const lines: string[] = [];
+    const run = await channel.spawn(['bash', '-c', 'while read -r line; do echo "got $line $GREETING"; done; echo bye >&2; exit 4'], '/tmp', { GREETING: 'hi' }, (chunk) =>
+      lines.push(chunk.toString('utf8')),
+    );
+    run.write(Buffer.from('one\n'));
+    run.write(Buffer.from('two\n'));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(lines.join('')).toBe('got one hi\ngot two hi\n');
+    run.end();
+    expect(await run.exited).toBe(4);
+    expect(run.stderrTail()).toBe('bye\n');
+  });
+
+  it('is killed with its group, and says why it could not start', async () => {
+    const { channel } = startServer();
+    const run = await channel.spawn(['sleep', '60'], '/tmp', {}, () => undefined);
+    run.kill();
+    expect(await run.exited).toBe(137);
+    await expect(channel.spawn(['no-such-server-x'], '/tmp', {}, () => undefined)).rejects.toThrow(/no-such-server-x exited at once \(127\)/);
+  });
+});

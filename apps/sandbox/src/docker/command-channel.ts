@@ -18,8 +18,23 @@ interface PendingRun {
   stderr: CappedOutput;
   onOutput?: OutputListener;
   started: boolean;
+  onStarted?: () => void;
   exited: (frame: Extract<ServeFrame, { t: 'exit' }> | 'lost') => void;
 }
+
+/** A long-lived process with a pipe to its stdin (a stdio MCP server), in a session container. */
+export interface InteractiveRun {
+  write(data: Buffer): void;
+  end(): void;
+  kill(): void;
+  /** Its exit code; null when the container went away under it. */
+  readonly exited: Promise<number | null>;
+  /** The last of what it wrote to stderr, for a message when it fails. */
+  stderrTail(): string;
+}
+
+/** Enough of a stdio server's stderr to say why it failed. */
+const INTERACTIVE_STDERR_BYTES = 8 * 1024;
 
 /**
  * Commands for one session container through its command server (`weft-serve`), over the
@@ -122,6 +137,43 @@ export class CommandChannel {
     }
   }
 
+  /**
+   * Starts a process whose stdin stays open for `write`; its stdout goes to `onStdout`. Resolves
+   * once it runs; rejects when it cannot start (ContainerNotRunningError when nothing ran).
+   */
+  async spawn(argv: string[], cwd: string, env: Record<string, string>, onStdout: (chunk: Buffer) => void): Promise<InteractiveRun> {
+    if (this.closed) throw new ContainerNotRunningError('session container');
+    const id = randomBytes(8).toString('hex');
+    let resolveExit!: PendingRun['exited'];
+    const exit = new Promise<Parameters<PendingRun['exited']>[0]>((resolve) => (resolveExit = resolve));
+    let onStarted!: () => void;
+    const started = new Promise<void>((resolve) => (onStarted = resolve));
+    const run: PendingRun = {
+      stdout: new CappedOutput(0),
+      stderr: new CappedOutput(INTERACTIVE_STDERR_BYTES),
+      onOutput: (stream, chunk) => stream === 'stdout' && onStdout(chunk),
+      started: false,
+      onStarted,
+      exited: resolveExit,
+    };
+    this.runs.set(id, run);
+    const exited = exit.then((frame) => {
+      this.runs.delete(id);
+      return typeof frame === 'object' ? frame.code : null;
+    });
+    this.send({ t: 'run', id, argv, cwd, env, stdin: true });
+    const first = await Promise.race([started.then(() => 'started' as const), exit]);
+    if (first === 'lost') throw new ContainerNotRunningError('session container');
+    if (first !== 'started') throw new Error(`${argv[0]} exited at once (${first.code}): ${run.stderr.text().trim() || 'no message'}`);
+    return {
+      write: (data) => this.send({ t: 'in', id, d: data.toString('base64') }),
+      end: () => this.send({ t: 'eof', id }),
+      kill: () => this.send({ t: 'kill', id }),
+      exited,
+      stderrTail: () => run.stderr.text(),
+    };
+  }
+
   close(): void {
     if (this.closed) return;
     this.closed = true;
@@ -142,7 +194,10 @@ export class CommandChannel {
     }
     const run = this.runs.get(frame.id);
     if (!run) return; // another worker's run in the same container, or a finished one
-    if (frame.t === 'started') run.started = true;
+    if (frame.t === 'started') {
+      run.started = true;
+      run.onStarted?.();
+    }
     else if (frame.t === 'exit') run.exited(frame);
     else {
       const chunk = Buffer.from(frame.d, 'base64');

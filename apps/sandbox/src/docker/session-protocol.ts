@@ -8,7 +8,9 @@ export const SERVE_PROTOCOL_VERSION = 1;
 
 export type ServeRequest =
   | { t: 'ping'; id: string }
-  | { t: 'run'; id: string; argv: string[]; cwd: string }
+  | { t: 'run'; id: string; argv: string[]; cwd: string; env?: Record<string, string>; stdin?: boolean }
+  | { t: 'in'; id: string; d: string }
+  | { t: 'eof'; id: string }
   | { t: 'kill'; id: string };
 
 export type ServeFrame =

@@ -12,12 +12,15 @@ import { ImageCatalogue } from '../images/image-catalogue';
 import { ProxyNetworks } from '../sessions/proxy-networks';
 import { SessionContainers } from '../sessions/session-containers';
 import { SessionsController } from '../sessions/sessions.controller';
+import { McpController } from '../mcp/mcp.controller';
+import { StdioMcpServers } from '../mcp/stdio-servers';
 
 @Module({
   imports: [DockerModule, PoolModule],
-  controllers: [ExecController, SessionsController],
+  controllers: [ExecController, SessionsController, McpController],
   providers: [
     ExecService,
+    StdioMcpServers,
     EgressNetwork,
     ProxyNetworks,
     SessionContainers,

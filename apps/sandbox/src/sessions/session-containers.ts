@@ -18,11 +18,13 @@ import type { ParsedExecRequest } from '../exec/exec-request';
 import { WorkspaceLocator } from '../exec/workspace-locator';
 import { ImageCatalogue, type ResolvedImage } from '../images/image-catalogue';
 import { LOGGER, SANDBOX_CONFIG } from '../tokens';
-import type { CommandChannel } from '../docker/command-channel';
+import type { CommandChannel, InteractiveRun } from '../docker/command-channel';
 import { ProxyNetworks } from './proxy-networks';
 import { compareSnapshots, snapshotWorkspace } from './workspace-changes';
 
 export type SessionCommand = Extract<ParsedExecRequest, { mode: 'command' }> & { session: ExecSession };
+/** What picks a session's container: everything but the command. */
+export type SessionTarget = Pick<SessionCommand, 'workspaceId' | 'session' | 'writable' | 'network' | 'image' | 'cwd'>;
 
 interface Live {
   id: string;
@@ -57,14 +59,9 @@ export class SessionContainers {
   ) {}
 
   async run(request: SessionCommand, options: RunOptions): Promise<ExecResult> {
-    const located = await this.locator.locate(request.workspaceId, request.cwd);
-    const root = this.locator.localRoot(request.workspaceId);
-    const image = await this.catalogue.resolve(request.image, root);
-    if (request.writable) await ensureProtectedFolder(root);
-    const name = sessionContainerName(request, image);
+    const { located, root, image, name, workingDir } = await this.prepare(request);
     const runId = randomBytes(8).toString('hex');
     const argv = [SESSION_EXEC_PATH, runId, ...commandLine(request)];
-    const workingDir = located.cwd ? `${WORKSPACE_TARGET}/${located.cwd}` : WORKSPACE_TARGET;
     // A container that stopped idle between lookup and exec ran nothing: make it again, once.
     for (let attempt = 0; ; attempt++) {
       const container = await this.container(name, request, image, located.hostPath);
@@ -84,6 +81,43 @@ export class SessionContainers {
     }
   }
 
+  /**
+   * A long-lived process with its stdin open (a stdio MCP server) in the session's container,
+   * as its commands get it. Needs the container's command server (Node in the image).
+   */
+  async spawn(request: SessionTarget, argv: string[], env: Record<string, string>, onStdout: (chunk: Buffer) => void): Promise<InteractiveRun> {
+    const { located, image, name, workingDir } = await this.prepare(request);
+    for (let attempt = 0; ; attempt++) {
+      const container = await this.container(name, request, image, located.hostPath);
+      if (!container.channel?.open) {
+        throw new AppError(
+          ErrorCode.SandboxUnavailable,
+          `The sandbox image ${image.id} has no command server (Node), so it cannot run a stdio server`,
+          { image: image.id },
+          false,
+        );
+      }
+      try {
+        const run = await container.channel.spawn(argv, workingDir, env, onStdout);
+        container.runs++;
+        return run;
+      } catch (error) {
+        if (!(error instanceof ContainerNotRunningError) || attempt > 0) throw error;
+        this.forget(name, container.id);
+      }
+    }
+  }
+
+  private async prepare(request: SessionTarget) {
+    const located = await this.locator.locate(request.workspaceId, request.cwd);
+    const root = this.locator.localRoot(request.workspaceId);
+    const image = await this.catalogue.resolve(request.image, root);
+    if (request.writable) await ensureProtectedFolder(root);
+    const name = sessionContainerName(request, image);
+    const workingDir = located.cwd ? `${WORKSPACE_TARGET}/${located.cwd}` : WORKSPACE_TARGET;
+    return { located, root, image, name, workingDir };
+  }
+
   /** Removes every container of the session (it was deleted); returns how many. */
   async release(sessionId: string): Promise<number> {
     const containers = await this.runtime.listLabelled(SandboxLabels.session, sessionId);
@@ -97,7 +131,7 @@ export class SessionContainers {
     return containers.length;
   }
 
-  private container(name: string, request: SessionCommand, image: ResolvedImage, hostPath: string): Promise<Live> {
+  private container(name: string, request: SessionTarget, image: ResolvedImage, hostPath: string): Promise<Live> {
     let live = this.live.get(name);
     if (!live) {
       live = this.start(name, request, image, hostPath);
@@ -107,7 +141,7 @@ export class SessionContainers {
     return live;
   }
 
-  private async start(name: string, request: SessionCommand, image: ResolvedImage, hostPath: string): Promise<Live> {
+  private async start(name: string, request: SessionTarget, image: ResolvedImage, hostPath: string): Promise<Live> {
     const { session } = request;
     const [proxy, egressNetwork, cacheVolume] = await Promise.all([
       request.network === 'proxy' ? this.proxies.routeFor(session.ownerId) : undefined,
@@ -185,7 +219,7 @@ function namePrefix(sessionId: string): string {
 }
 
 /** Everything the container was made for is in its name: other settings, another container. */
-export function sessionContainerName(request: SessionCommand, image: ResolvedImage): string {
+export function sessionContainerName(request: SessionTarget, image: ResolvedImage): string {
   const key = JSON.stringify([request.session.ownerId, request.workspaceId, image.id, image.image, request.network, request.writable]);
   return `${namePrefix(request.session.sessionId)}${createHash('sha256').update(key).digest('hex').slice(0, 12)}`;
 }
