@@ -21,6 +21,9 @@ import { toCreateOptions } from './create-options';
 import { isEngineUnreachable, isGone, statusOf } from './engine-errors';
 import { encodeJob } from './runner-protocol';
 
+/** A removed container's name is taken until the engine finishes removing it: wait this often, this long. */
+const NAME_RELEASE_TRIES = 20;
+const NAME_RELEASE_WAIT_MS = 100;
 /** How long output may keep draining after the process exited. */
 const OUTPUT_DRAIN_MS = 2_000;
 
@@ -163,15 +166,19 @@ export class DockerAdapter implements ContainerRuntime {
   async ensureNamed(spec: ContainerSpec & { name: string }): Promise<NamedContainer & { created: boolean }> {
     const options = toCreateOptions(spec);
     options.Labels = { ...options.Labels, [SandboxLabels.instance]: this.options.instanceId };
-    let container: Docker.Container;
-    try {
-      container = await this.engine(() => this.docker.createContainer(options), spec.image);
-    } catch (error) {
-      // 409: the name is taken, by another replica's container or one of ours from before.
-      if (statusOf(error) !== 409) throw error;
-      const found = await this.inspectNamed(spec.name);
-      if (found) return { ...found, created: false };
-      throw error;
+    let container: Docker.Container | undefined;
+    for (let attempt = 0; !container; attempt++) {
+      try {
+        container = await this.engine(() => this.docker.createContainer(options), spec.image);
+      } catch (error) {
+        // 409: the name is taken, by another replica's container or one of ours from before.
+        if (statusOf(error) !== 409) throw error;
+        const found = await this.inspectNamed(spec.name);
+        if (found) return { ...found, created: false };
+        // Taken, yet not found: the old one is being removed. Its name is free in a moment.
+        if (attempt >= NAME_RELEASE_TRIES) throw error;
+        await delay(NAME_RELEASE_WAIT_MS);
+      }
     }
     this.own.add(container.id);
     try {

@@ -47,6 +47,8 @@ export function buildContainerSpec(input: SpecInput, config: SpecLimits): Contai
     cmd: commandLine(request),
     workingDir: mount && input.cwd ? `${WORKSPACE_TARGET}/${input.cwd}` : mount ? WORKSPACE_TARGET : SCRATCH_DIR,
     mount,
+    // As in a session's container: a writable run cannot grant itself permissions or edit its chains.
+    ...(mount && !mount.readOnly ? { extraMounts: [protectedFolderMount(mount.hostPath)] } : {}),
     openStdin: request.mode === 'code' && request.stdin !== undefined,
   };
 }
@@ -126,9 +128,7 @@ export function buildSessionSpec(input: SessionSpecInput, config: SpecLimits): C
     },
     mount: { hostPath: input.workspaceHostPath, target: WORKSPACE_TARGET, readOnly: !input.writable },
     extraMounts: [
-      ...(input.writable
-        ? [{ type: 'bind' as const, hostPath: `${input.workspaceHostPath}/${PROTECTED_FOLDER}`, target: `${WORKSPACE_TARGET}/${PROTECTED_FOLDER}`, readOnly: true }]
-        : []),
+      ...(input.writable ? [protectedFolderMount(input.workspaceHostPath)] : []),
       ...(input.cacheVolume ? [{ type: 'volume' as const, volume: input.cacheVolume, target: CACHE_TARGET }] : []),
       ...(input.caCertsHostPath ? [{ type: 'bind' as const, hostPath: input.caCertsHostPath, target: CA_TARGET, readOnly: true }] : []),
     ],
@@ -137,6 +137,11 @@ export function buildSessionSpec(input: SessionSpecInput, config: SpecLimits): C
     openStdin: true,
     sharedStdin: true,
   };
+}
+
+/** `.weft/` bind-mounted read-only over a writable workspace (ensureProtectedFolder makes it first). */
+function protectedFolderMount(workspaceHostPath: string) {
+  return { type: 'bind' as const, hostPath: `${workspaceHostPath}/${PROTECTED_FOLDER}`, target: `${WORKSPACE_TARGET}/${PROTECTED_FOLDER}`, readOnly: true };
 }
 
 /** Where SANDBOX_CA_CERTS is mounted, and the variables that make each toolchain trust it. */

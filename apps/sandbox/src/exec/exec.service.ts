@@ -13,6 +13,7 @@ import {
 import { WarmPool } from '../pool/warm-pool';
 import { LOGGER, SANDBOX_CONFIG } from '../tokens';
 import { buildContainerSpec, commandLine } from './container-spec';
+import { ensureProtectedFolder } from './protected-folder';
 import { EgressNetwork } from './egress-network';
 import type { ParsedExecRequest } from './exec-request';
 import { WorkspaceLocator } from './workspace-locator';
@@ -99,6 +100,7 @@ export class ExecService {
   private async coldSpec(request: ParsedExecRequest, timeoutMs: number) {
     const cwd = request.mode === 'command' ? request.cwd : undefined;
     const workspace = request.workspaceId ? await this.locator.locate(request.workspaceId, cwd) : undefined;
+    if (workspace && request.mode === 'command' && request.writable) await ensureProtectedFolder(this.locator.localRoot(request.workspaceId));
     // Commands run in the catalogue's image; snippets in the lean one the pool uses.
     const image =
       request.mode === 'command'

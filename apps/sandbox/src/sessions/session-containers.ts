@@ -1,6 +1,4 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { chown, lstat, mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import { Inject, Injectable } from '@nestjs/common';
 import type { SandboxConfig } from '@weft/config';
 import { AppError, ErrorCode, type ExecResult, type ExecSession } from '@weft/contracts';
@@ -10,11 +8,13 @@ import {
   ContainerNotRunningError,
   type ContainerRuntime,
   type RunOptions,
+  type RunOutcome,
   SandboxLabels,
 } from '../docker/container-runtime';
-import { PROTECTED_FOLDER, SESSION_EXEC_PATH, WORKSPACE_TARGET, buildSessionSpec, commandLine } from '../exec/container-spec';
+import { SESSION_EXEC_PATH, WORKSPACE_TARGET, buildSessionSpec, commandLine } from '../exec/container-spec';
 import { EgressNetwork } from '../exec/egress-network';
 import type { ParsedExecRequest } from '../exec/exec-request';
+import { ensureProtectedFolder } from '../exec/protected-folder';
 import { WorkspaceLocator } from '../exec/workspace-locator';
 import { ImageCatalogue, type ResolvedImage } from '../images/image-catalogue';
 import { LOGGER, SANDBOX_CONFIG } from '../tokens';
@@ -47,6 +47,8 @@ const SERVER_READY_MS = { created: 10_000, adopted: 2_000 } as const;
 @Injectable()
 export class SessionContainers {
   private readonly live = new Map<string, Promise<Live>>();
+  /** The settled entries of `live`, so a stale one can be dropped without waiting. */
+  private readonly resolved = new Map<string, Live>();
 
   constructor(
     @Inject(SANDBOX_CONFIG) private readonly config: SandboxConfig,
@@ -67,9 +69,11 @@ export class SessionContainers {
       const container = await this.container(name, request, image, located.hostPath);
       const before = request.writable ? await snapshotWorkspace(root) : undefined;
       try {
-        const outcome = container.channel?.open
-          ? await container.channel.run(commandLine(request), workingDir, options)
-          : await this.runtime.exec(container.id, argv, { ...options, workingDir, killArgv: [SESSION_EXEC_PATH, '--kill', runId] });
+        const outcome = await this.untrusting(name, container, () =>
+          container.channel?.open
+            ? container.channel.run(commandLine(request), workingDir, options)
+            : this.runtime.exec(container.id, argv, { ...options, workingDir, killArgv: [SESSION_EXEC_PATH, '--kill', runId] }),
+        );
         const reused = container.runs > 0;
         container.runs++;
         const changes = before ? compareSnapshots(before, await snapshotWorkspace(root)) : undefined;
@@ -79,6 +83,31 @@ export class SessionContainers {
         this.forget(name, container.id);
       }
     }
+  }
+
+  /**
+   * A command that ran out of time or was cancelled takes its container with it. Its kill went
+   * through processes inside the sandbox (the command server, weft-exec), which the command
+   * itself could have stopped or replaced; removing the container is the kill nothing inside
+   * can dodge. The session's next command gets a fresh container (the workspace is kept).
+   */
+  private async untrusting(name: string, container: Live, work: () => Promise<RunOutcome>): Promise<RunOutcome> {
+    try {
+      const outcome = await work();
+      if (outcome.timedOut) await this.discard(name, container.id);
+      return outcome;
+    } catch (error) {
+      if (error instanceof AppError && error.code === ErrorCode.SandboxCancelled) await this.discard(name, container.id);
+      throw error;
+    }
+  }
+
+  private async discard(name: string, id: string): Promise<void> {
+    if (this.resolved.get(name)?.id === id) {
+      this.live.delete(name);
+      this.resolved.delete(name);
+    }
+    await this.runtime.removeContainer(id);
   }
 
   /**
@@ -125,20 +154,31 @@ export class SessionContainers {
     for (const [name, live] of this.live) {
       if (name.startsWith(`${namePrefix(sessionId)}`)) {
         this.live.delete(name);
+        this.resolved.delete(name);
         void live.catch(() => undefined);
       }
     }
     return containers.length;
   }
 
-  private container(name: string, request: SessionTarget, image: ResolvedImage, hostPath: string): Promise<Live> {
-    let live = this.live.get(name);
-    if (!live) {
-      live = this.start(name, request, image, hostPath);
-      this.live.set(name, live);
-      live.catch(() => this.live.delete(name));
+  private async container(name: string, request: SessionTarget, image: ResolvedImage, hostPath: string): Promise<Live> {
+    for (let attempt = 0; ; attempt++) {
+      let live = this.live.get(name);
+      if (!live) {
+        const started = this.start(name, request, image, hostPath);
+        live = started;
+        this.live.set(name, started);
+        started.catch(() => this.live.get(name) === started && this.live.delete(name));
+      }
+      const entry = await live;
+      // Its command server died (killed from inside): the container is on its way out.
+      if (entry.channel && !entry.channel.open && attempt < 2) {
+        this.forget(name, entry.id);
+        continue;
+      }
+      this.resolved.set(name, entry);
+      return entry;
     }
-    return live;
   }
 
   private async start(name: string, request: SessionTarget, image: ResolvedImage, hostPath: string): Promise<Live> {
@@ -191,6 +231,11 @@ export class SessionContainers {
   private async removeOthers(sessionId: string, keep: string): Promise<void> {
     try {
       const others = (await this.runtime.listLabelled(SandboxLabels.session, sessionId)).filter((c) => c.id !== keep);
+      const removed = new Set(others.map((c) => c.id));
+      // Forget them first: a command of the session may go back to one of those settings.
+      for (const [name, live] of this.live) {
+        void live.then((l) => removed.has(l.id) && this.live.get(name) === live && this.live.delete(name)).catch(() => undefined);
+      }
       await Promise.all(others.map((c) => this.runtime.removeContainer(c.id)));
     } catch (error) {
       this.logger.warn({ err: error, sessionId }, 'could not remove a session\'s older containers');
@@ -198,6 +243,11 @@ export class SessionContainers {
   }
 
   private forget(name: string, id: string): void {
+    // At once, so the retry that follows does not get the same container back.
+    if (this.resolved.get(name)?.id === id) {
+      this.live.delete(name);
+      this.resolved.delete(name);
+    }
     const live = this.live.get(name);
     void live?.then(
       (entry) => entry.id === id && this.live.get(name) === live && this.live.delete(name),
@@ -222,26 +272,4 @@ function namePrefix(sessionId: string): string {
 export function sessionContainerName(request: SessionTarget, image: ResolvedImage): string {
   const key = JSON.stringify([request.session.ownerId, request.workspaceId, image.id, image.image, request.network, request.writable]);
   return `${namePrefix(request.session.sessionId)}${createHash('sha256').update(key).digest('hex').slice(0, 12)}`;
-}
-
-/**
- * `.weft/` is mounted read-only over a writable workspace, so it must exist, and be a real
- * folder: the engine would follow a link planted there to anywhere on the host.
- */
-async function ensureProtectedFolder(root: string): Promise<void> {
-  const path = join(root, PROTECTED_FOLDER);
-  const stat = await lstat(path).catch(() => undefined);
-  if (stat?.isDirectory()) return;
-  if (stat) {
-    throw new AppError(ErrorCode.Forbidden, `${PROTECTED_FOLDER} in the workspace is not a folder; a writable run cannot protect it`);
-  }
-  const owner = await lstat(root);
-  await mkdir(path, { mode: 0o755 }).catch((error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EEXIST') throw error;
-  });
-  if (!(await lstat(path)).isDirectory()) throw new AppError(ErrorCode.Forbidden, `${PROTECTED_FOLDER} in the workspace is not a folder`);
-  // As the workspace's other files; a worker that is not root (tests) keeps its own owner.
-  await chown(path, owner.uid, owner.gid).catch((error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EPERM') throw error;
-  });
 }
