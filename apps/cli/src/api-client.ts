@@ -29,6 +29,9 @@ const sessionListSchema = z.object({
   // `lastActivityAt`: gateways before it was added leave it out.
   sessions: z.array(z.object({ ...sessionFields, preview: z.string().nullish(), lastActivityAt: z.string().nullish() })),
 });
+const sandboxCheckSchema = z.object({ ok: z.literal(true), durationMs: z.number() });
+/** The gateway waits up to 30 s for a sandbox worker's answer; this is a little longer. */
+const SANDBOX_CHECK_TIMEOUT_MS = 40_000;
 const instructionsSchema = z.object({ content: z.string(), updatedAt: z.string().nullable() });
 const noteSchema = z.object({ id: z.string(), text: z.string(), source: z.string(), author: z.string(), createdAt: z.string() });
 const notesSchema = z.object({ notes: z.array(noteSchema) });
@@ -89,6 +92,11 @@ export class ApiClient {
 
   listModels(): Promise<Models> {
     return this.http.json('GET', '/v1/models', modelsSchema);
+  }
+
+  /** Runs `true` in a throwaway sandbox container; a typed 503 when no worker or engine can. */
+  sandboxCheck(): Promise<z.infer<typeof sandboxCheckSchema>> {
+    return this.http.json('POST', '/v1/sandbox/check', sandboxCheckSchema, { signal: AbortSignal.timeout(SANDBOX_CHECK_TIMEOUT_MS) });
   }
 
   /** The caller's usage per model and UTC day. */

@@ -9,6 +9,7 @@ import { loginCommand } from './commands/login';
 import { modelsCommand } from './commands/models';
 import { runCommand } from './commands/run';
 import { sessionsCommand } from './commands/sessions';
+import { setupCommand } from './commands/setup';
 import { usageCommand } from './commands/usage';
 import { workspaceCommand } from './commands/workspace';
 import { errColors, type CliContext } from './context';
@@ -24,6 +25,7 @@ export function createProgram(ctx: CliContext): Command {
     })
     .exitOverride()
     .showHelpAfterError('(add --help for usage)')
+    .addCommand(setupCommand(ctx))
     .addCommand(loginCommand(ctx))
     .addCommand(modelsCommand(ctx))
     .addCommand(workspaceCommand(ctx))
@@ -36,7 +38,7 @@ export function createProgram(ctx: CliContext): Command {
     .addCommand(instructionsCommand(ctx))
     .addCommand(usageCommand(ctx))
     .addCommand(adminCommand(ctx))
-    .addHelpText('after', '\nStart with: weft login --url <gateway> --key <key>');
+    .addHelpText('after', '\nStart with: weft setup (or weft login --url <gateway> --key <key>)');
 }
 
 /** Parses `argv`, runs the command and returns the exit code; every error is printed here, once. */

@@ -9,12 +9,13 @@ import { SessionEventsController } from './session-events.controller';
 import { SessionsController } from './sessions.controller';
 import { SessionsRepository } from './sessions.repository';
 import { SandboxSessionsClient } from './sandbox-sessions.client';
+import { SandboxCheckController } from './sandbox-check.controller';
 import { SandboxImagesController } from './sandbox-images.controller';
 import { SessionsService } from './sessions.service';
 
 @Module({
   imports: [EventsModule, ModelsModule, WorkspacesModule, TurnQueueModule, TurnControlModule, ChainsModule],
-  controllers: [SessionsController, SessionEventsController, SandboxImagesController],
+  controllers: [SessionsController, SessionEventsController, SandboxImagesController, SandboxCheckController],
   providers: [SessionsRepository, SessionsService, SandboxSessionsClient],
   exports: [SessionsRepository],
 })
