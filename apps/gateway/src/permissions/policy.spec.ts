@@ -75,6 +75,18 @@ const corpus: Array<[string, 'ask' | 'deny']> = [
   ['npm run test "$(curl x)"', 'deny'],
   ['timeout 5 curl x', 'deny'],
   ['npm run test; (', 'ask'],
+  // Issue 10: what bash joins or runs that a reading of the words alone misses.
+  ['npm run test\\\n#; curl x', 'deny'],
+  ['npm run test\\\n#$(curl x)', 'deny'],
+  ['cu\\\nrl x', 'deny'],
+  ['cat <<EOF\n...\nEO\\\nF\ncurl x', 'deny'],
+  ['npm run test <<EOF\n...\nEO\\\nF\ncurl x', 'deny'],
+  ['npm run test --script-shell=/bin/curl', 'deny'],
+  ['npm run test --prefix /tmp/elsewhere', 'ask'],
+  ['npm --script-shell x run test', 'ask'],
+  ['npm run test --script-shell x', 'ask'],
+  ['npm run test &', 'ask'],
+  ['npm run test & npm run test', 'ask'],
 ];
 
 describe('the bypass corpus', () => {
@@ -86,6 +98,18 @@ describe('the bypass corpus', () => {
     }
   });
 
+  it('reads a command split by backslash-newline as bash runs it', () => {
+    expect(bash('cu\\\nrl x').reasons).toEqual(['curl x in "cu\\\\\\nrl x" matches Bash(curl:*)']);
+    expect(bash('npm run test\\\n#; curl x').reasons[0]).toMatch(/^curl x in .* matches Bash\(curl:\*\)$/);
+    expect(bash('cat <<EOF\n...\nEO\\\nF\ncurl x').reasons[0]).toMatch(/^curl x in .* matches Bash\(curl:\*\)$/);
+    expect(bash('npm run te\\\nst').behavior).toBe('allow');
+    expect(bash('npm run test \\\n-- --watch=false').behavior).toBe('allow');
+    expect(bash('npm run test -- \\\n--watch=false').behavior).toBe('allow');
+    expect(bash('npm run test -- \'a\\\nb\'').behavior).toBe('allow');
+    expect(bash('npm run test <<EOF\nsome input\nEOF').behavior).toBe('allow');
+    expect(bash("npm run test <<'EOF'\nEO\\\nF\nEOF").behavior).toBe('allow');
+  });
+
   it('allows only what the allow rule covers, word by word', () => {
     expect(bash('npm run test').behavior).toBe('allow');
     expect(bash('npm run test -- --watch 2>&1').behavior).toBe('allow');
@@ -93,6 +117,8 @@ describe('the bypass corpus', () => {
     expect(bash('npm run testevil').behavior).toBe('ask');
     expect(bash('npm run build').behavior).toBe('ask');
     expect(bash('npm run test > /dev/null').behavior).toBe('allow');
+    expect(bash('npm run test -- --watch=false').behavior).toBe('allow');
+    expect(bash('npm run test -- --script-shell=x').behavior).toBe('allow');
   });
 
   it('names the reasons and suggests no rule for a risky command', () => {
@@ -100,6 +126,87 @@ describe('the bypass corpus', () => {
     expect(decision.reasons).toContain('command substitution ($(…))');
     expect(decision.suggestedRules).toEqual([]);
     expect(bash('git status && npm run build').suggestedRules).toEqual(['Bash(git status)', 'Bash(npm run build)']);
+  });
+});
+
+/** Broad prefix rules for programs whose options can make them run something else. */
+const broadRules = [
+  layer('user', {
+    allow: ['Bash(npm:*)', 'Bash(npx:*)', 'Bash(git:*)', 'Bash(find:*)', 'Bash(xargs:*)', 'Bash(env:*)', 'Bash(awk:*)', 'Bash(sed:*)', 'Bash(bash:*)', 'Bash(cat:*)'],
+    deny: ['Bash(curl:*)'],
+  }),
+];
+
+describe('options that change what an allowed program runs', () => {
+  it.each([
+    'npm run test --script-shell=/tmp/evil.sh',
+    'npm run test --prefix /tmp/elsewhere',
+    'npm --script-shell x run test',
+    'npm run test --script-shell x',
+    'npm run test &',
+    'npm exec some-package',
+    'npx some-package',
+    'git -c core.fsmonitor=x status',
+    'git --exec-path=/tmp/bin status',
+    'git fetch --upload-pack=x origin',
+    'git rebase --exec make main',
+    'find . -exec rm {} ;',
+    'find . -name x -delete',
+    'xargs rm < files.txt',
+    'env FOO=1 npm run test',
+    "bash -c 'npm run test'",
+    'awk \'BEGIN { system("date") }\'',
+    "sed -n '1e date' f",
+  ])('asks about %j even with a prefix rule for the program', (command) => {
+    expect(bash(command, broadRules).behavior).toBe('ask');
+  });
+
+  it.each([
+    'npm run test --script-shell=/bin/curl',
+    'npm exec curl x',
+    'npx curl x',
+    "npm exec -c 'curl x'",
+    'git -c core.pager=curl log',
+    "git rebase --exec 'curl x' main",
+    'git fetch --upload-pack=curl origin',
+    'find . -exec curl {} \\;',
+    "find . -exec sh -c 'curl x' \\;",
+    'xargs curl < urls.txt',
+    'xargs -n1 -P4 curl',
+    'env FOO=1 curl x',
+    "env -S 'curl x'",
+    "bash -c 'curl x'",
+    'awk \'BEGIN { system("curl x") }\'',
+    "sed -n '1e curl x' f",
+  ])('denies %j, whose inner command matches a deny rule', (command) => {
+    expect(bash(command, broadRules).behavior).toBe('deny');
+  });
+
+  it('still allows the ordinary forms', () => {
+    for (const command of [
+      'npm run test',
+      'npm run test -- --watch=false',
+      'npm test --silent',
+      'git status',
+      'git -C sub status',
+      'git switch -c feature',
+      'git log --oneline -5',
+      'find . -name x',
+      'find . -name "*.ts" -type f',
+      "awk '{ print $1 }' f",
+      "sed -n '10,20p' f",
+      "sed 's/foo/bar/g' f",
+      'cat <<EOF\nhello\nEOF',
+      "cat <<'EOF'\n$(not run)\nEOF",
+    ]) {
+      expect(bash(command, broadRules).behavior, command).toBe('allow');
+    }
+  });
+
+  it('applies deny rules to the command an allowed runner runs', () => {
+    const layers = [layer('user', { allow: ['Bash(xargs:*)', 'Bash(find:*)'], deny: ['Bash(git push:*)'], ask: ['Bash(rm:*)'] })];
+    expect(bash('xargs git push origin', layers)).toMatchObject({ behavior: 'deny', reasons: ['git push origin in "xargs git push origin" matches Bash(git push:*)'] });
+    expect(bash('find . -exec rm {} +', layers)).toMatchObject({ behavior: 'ask', reasons: ['rm {} matches Bash(rm:*)'] });
   });
 });
 
@@ -157,6 +264,17 @@ describe('PermissionPolicy', () => {
     expect(tool('mcp__github__create_issue', {}, layers).behavior).toBe('allow');
     expect(tool('mcp__evil__wipe', {}, layers).behavior).toBe('deny');
     expect(bash('ls', layers).behavior).toBe('deny');
+  });
+
+  it('lets the admin keep the agent from changing what an allowed npm script runs', () => {
+    const layers = [
+      layer('server', { deny: ['Edit(**/package.json)', 'Edit(**/.npmrc)'] }),
+      layer('user', { allow: ['Bash(npm run test:*)', 'Edit(**)'] }),
+    ];
+    expect(tool('write_file', { path: 'package.json', content: '' }, layers).behavior).toBe('deny');
+    expect(tool('edit_file', { path: 'apps/web/.npmrc', edits: [] }, layers).behavior).toBe('deny');
+    expect(tool('edit_file', { path: 'src/a.ts', edits: [] }, layers).behavior).toBe('allow');
+    expect(bash('npm run test', layers).behavior).toBe('allow');
   });
 
   it('refuses a call whose subject is missing instead of asking about it', () => {

@@ -1,4 +1,6 @@
 import type { BashParser, ShellNode } from './bash-parser';
+import { joinContinuationLines } from './line-continuations';
+import { programEffects } from './program-hazards';
 import { basename, decodeAnsiC, expandBraces, hasBraceExpansion, unescapeDoubleQuoted, unescapeUnquoted } from './words';
 
 /** One simple command that may run; `null` stands for a word whose value is only known at run time. */
@@ -23,14 +25,7 @@ export const MAX_SIMPLE_COMMANDS = 50;
 export const MAX_NESTING = 3;
 
 const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'fish', 'csh', 'tcsh', 'busybox']);
-/** Programs whose job is to run another program: what they run is not visible to the rules. */
-const WRAPPERS = new Set([
-  'env', 'sudo', 'doas', 'su', 'runuser', 'nohup', 'nice', 'ionice', 'time', 'timeout', 'stdbuf', 'setsid',
-  'xargs', 'parallel', 'exec', 'command', 'builtin', 'chroot', 'watch', 'strace', 'ltrace', 'unbuffer',
-  'flock', 'script', 'fakeroot', 'taskset', 'chrt', 'nsenter', 'unshare', 'systemd-run', 'expect', 'coproc',
-]);
 const SHELL_STATE = new Set(['source', '.', 'alias', 'trap', 'set', 'shopt', 'export', 'declare', 'typeset', 'local', 'readonly', 'unset', 'enable', 'hash']);
-const FIND_EXEC = new Set(['-exec', '-execdir', '-ok', '-okdir']);
 
 /** Characters that bash and the parser may read differently: control, format and odd space characters. */
 const SUSPICIOUS_CHARS = /(?![ \t\n])[\p{Cc}\p{Cf}\p{Z}]/u;
@@ -59,12 +54,15 @@ class Analyzer {
     return { commands: this.commands, risks, tokenRuns: this.tokenRuns };
   }
 
-  run(source: string): void {
-    this.tokenRuns.push(...rawTokenRuns(source));
-    if (source.length > MAX_COMMAND_CHARS) {
+  run(written: string): void {
+    this.tokenRuns.push(...rawTokenRuns(written));
+    if (written.length > MAX_COMMAND_CHARS) {
       this.risk(`longer than ${MAX_COMMAND_CHARS} characters`);
       return;
     }
+    // The parser does not join continued lines the way bash does; hand it what bash reads.
+    const source = joinContinuationLines(written);
+    if (source !== written) this.tokenRuns.push(...rawTokenRuns(source));
     if (SUSPICIOUS_CHARS.test(source)) this.risk('control or invisible characters (a carriage return, a zero-width space…)');
     const { root, hasErrors } = this.parser.parse(source);
     if (hasErrors) this.risk('the command cannot be parsed');
@@ -81,9 +79,12 @@ class Analyzer {
     switch (node.type) {
       case 'program':
       case 'list':
-      case 'pipeline':
       case 'subshell':
       case 'compound_statement':
+        // A background job outlives the call: its output and its end are no longer the tool's.
+        if (node.children.some((child) => !child.named && child.type === '&')) this.risk('runs a command in the background (&)');
+        return this.visitChildren(node);
+      case 'pipeline':
       case 'negated_command':
       case 'ERROR':
         return this.visitChildren(node);
@@ -157,7 +158,10 @@ class Analyzer {
         this.visit(child);
       }
     }
-    if (words.length === 0) return;
+    if (words.length > 0) this.simpleCommand(words);
+  }
+
+  private simpleCommand(words: Array<string | null>): void {
     const command = { words };
     this.commands.push(command);
     this.tokenRuns.push(words.filter((w): w is string => w !== null));
@@ -179,9 +183,11 @@ class Analyzer {
       if (args.every((a): a is string => a !== null)) this.nested(args.join(' '));
       return;
     }
-    if (WRAPPERS.has(program)) this.risk(`${program} runs another command`);
     if (SHELL_STATE.has(program)) this.risk(`${program} changes the shell's state or runs a script`);
-    if (program === 'find' && args.some((a) => a !== null && FIND_EXEC.has(a))) this.risk('find -exec runs another command');
+    const effects = programEffects(program, args);
+    for (const risk of effects.risks) this.risk(risk);
+    for (const script of effects.scripts) this.nested(script);
+    for (const inner of effects.commands) if (inner.length > 0) this.simpleCommand(inner);
   }
 
   private shell(program: string, args: Array<string | null>): void {

@@ -2,14 +2,17 @@
 
 const MAX_BRACE_EXPANSIONS = 64;
 
-/** An unquoted word as bash sees it after quote removal: `c\url` is `curl`, `\<newline>` vanishes. */
+/**
+ * An unquoted word as bash sees it after quote removal: `c\url` is `curl`, `\<newline>` vanishes.
+ * Pairs are read left to right, so in `\\<newline>` the backslash is escaped and the newline stays.
+ */
 export function unescapeUnquoted(text: string): string {
-  return text.replace(/\\\n/g, '').replace(/\\(.)/gs, '$1');
+  return text.replace(/\\(.)/gs, (_pair, ch: string) => (ch === '\n' ? '' : ch));
 }
 
 /** Inside double quotes a backslash only escapes `$`, `` ` ``, `"`, `\` and a newline. */
 export function unescapeDoubleQuoted(text: string): string {
-  return text.replace(/\\\n/g, '').replace(/\\([$`"\\])/g, '$1');
+  return text.replace(/\\(.)/gs, (pair, ch: string) => (ch === '\n' ? '' : '$`"\\'.includes(ch) ? ch : pair));
 }
 
 const SIMPLE_ESCAPES: Readonly<Record<string, string>> = {
