@@ -2,6 +2,7 @@ import { connect } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startNats, startRedis, type StartedService } from '../../../../test/support/containers';
 import { CONNECT_PROBE as PROBE, expectHealthy } from '../testing/attack-helpers';
+import { removeTestVolumes, runKinds } from '../testing/run-kinds';
 import { startSandboxHarness, type SandboxHarness } from '../testing/sandbox-harness';
 
 
@@ -25,6 +26,7 @@ describe('attack: network egress', () => {
   let redis: StartedService;
   let sandbox: SandboxHarness;
   let targets: string[];
+  const kinds = runKinds(() => sandbox);
 
   /** The bridge address, and the host's gateway on that bridge, of the container publishing `inside` as `port`. */
   async function bridgeAddresses(port: number, inside: number): Promise<{ address: string; gateway: string }> {
@@ -58,26 +60,29 @@ describe('attack: network egress', () => {
       'example.com:443',
     ];
   });
-  afterEach(() => expectHealthy(sandbox));
+  afterEach(() => Promise.all([...kinds.map((runs) => runs.release()), expectHealthy(sandbox)]));
   afterAll(async () => {
+    if (sandbox) await removeTestVolumes(sandbox);
     await sandbox?.close();
     await Promise.all([nats?.stop(), redis?.stop()]);
   });
 
-  it('reaches nothing from a pooled snippet: not redis, not nats, not the host, not the internet', async () => {
-    const result = await sandbox.exec({ mode: 'code', language: 'bash', code: `python3 -c '${PROBE}' ${targets.join(' ')}` });
-    const verdicts = result.stdout.trim().split('\n');
-    expect(verdicts).toHaveLength(targets.length);
-    expect(verdicts.filter((line) => line.endsWith('CONNECTED'))).toEqual([]);
-    // Names do not even resolve.
-    expect(verdicts.slice(0, 2)).toEqual(['nats:4222 gaierror', 'redis:6379 gaierror']);
-  });
+  describe.each(kinds)('in $title', (runs) => {
+    it('reaches nothing from a snippet: not redis, not nats, not the host, not the internet', async () => {
+      const result = await runs.exec({ mode: 'code', language: 'bash', code: `python3 -c '${PROBE}' ${targets.join(' ')}` });
+      const verdicts = result.stdout.trim().split('\n');
+      expect(verdicts).toHaveLength(targets.length);
+      expect(verdicts.filter((line) => line.endsWith('CONNECTED'))).toEqual([]);
+      // Names do not even resolve.
+      expect(verdicts.slice(0, 2)).toEqual(['nats:4222 gaierror', 'redis:6379 gaierror']);
+    });
 
-  it('reaches nothing from a command run in a writable workspace either', async () => {
-    const workspaceId = await sandbox.newWorkspace();
-    const command = `python3 -c '${PROBE}' ${targets.join(' ')}; ls /sys/class/net`;
-    const result = await sandbox.exec({ mode: 'command', workspaceId, command, writable: true });
-    expect(result.stdout).not.toContain('CONNECTED');
-    expect(result.stdout.trim().split('\n').at(-1)).toBe('lo');
+    it('reaches nothing from a command run in a writable workspace either, and has no interface but loopback', async () => {
+      const workspaceId = await sandbox.newWorkspace();
+      const command = `python3 -c '${PROBE}' ${targets.join(' ')}; ls /sys/class/net`;
+      const result = await runs.exec({ mode: 'command', workspaceId, command, writable: true });
+      expect(result.stdout).not.toContain('CONNECTED');
+      expect(result.stdout.trim().split('\n').at(-1)).toBe('lo');
+    });
   });
 });
