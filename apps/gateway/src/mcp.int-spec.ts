@@ -46,13 +46,14 @@ async function runTurn(f: SessionFixture, content: string, until?: (e: StoredSes
 }
 
 describe('MCP servers', () => {
-  it("lists a session's servers with their state and tools: ready, unreachable, stdio not run, a workspace's own within the allowed hosts", async () => {
+  it("lists a session's servers with their state and tools: ready, unreachable, a workspace's own within what the admin allows", async () => {
     const workspaceFile = JSON.stringify({
       mcpServers: {
         mine: { url: mcp.url.replace('/mcp', '/other'), headers: { authorization: `Bearer ${TOKEN}` } },
         elsewhere: { url: 'http://localhost:1/mcp' },
         demo: { url: 'http://127.0.0.1:2/mcp' },
         'bad name!': { url: 'http://127.0.0.1:3/mcp' },
+        tool: { command: 'python3', args: ['server.py'] },
       },
     });
     const f = await client.fixture('mcp-lister', {}, { '.weft/mcp.json': workspaceFile });
@@ -69,7 +70,9 @@ describe('MCP servers', () => {
       ],
     });
     expect(byName('broken')).toMatchObject({ scope: 'server', state: 'failed', problem: expect.stringContaining('could not reach it') });
-    expect(byName('local')).toMatchObject({ transport: 'stdio', state: 'unsupported' });
+    // Stdio servers run in the session's sandbox container; these workers have no sandbox for it.
+    expect(byName('local')).toMatchObject({ transport: 'stdio', scope: 'server', state: 'failed' });
+    expect(byName('tool')).toMatchObject({ transport: 'stdio', scope: 'workspace', state: 'refused', problem: expect.stringContaining('MCP_WORKSPACE_STDIO') });
     expect(byName('mine')).toMatchObject({ scope: 'workspace', state: 'ready', tools: [expect.objectContaining({ name: 'mcp__mine__add' }), expect.anything()] });
     expect(byName('elsewhere')).toMatchObject({ state: 'refused', problem: expect.stringContaining('MCP_ALLOWED_HOSTS') });
     expect(servers.filter((s) => s.name === 'demo')).toHaveLength(2);
@@ -109,7 +112,7 @@ describe('MCP servers', () => {
     const unavailable = ofType(events, 'mcp.server.unavailable').map((e) => [e.server, e.state]);
     expect(unavailable).toEqual([
       ['broken', 'failed'],
-      ['local', 'unsupported'],
+      ['local', 'failed'],
     ]);
 
     const [first] = requestsOf(f.sessionId);

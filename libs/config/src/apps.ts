@@ -125,7 +125,11 @@ export const gatewayConfigSchema = z.object({
   MCP_SERVERS: z.string().default(''),
   /** Hosts a workspace's `.weft/mcp.json` may point the gateway at (`.example.com`: and subdomains); none by default. */
   MCP_ALLOWED_HOSTS: hostList(),
+  /** Whether a workspace's `.weft/mcp.json` may start stdio servers (in the session's sandbox container). */
+  MCP_WORKSPACE_STDIO: booleanFlag().default(false),
   MCP_CONNECT_TIMEOUT_MS: positiveInt().default(10_000),
+  /** How long a stdio server may take to start and list its tools (`npx -y …` downloads it first). */
+  MCP_STDIO_START_TIMEOUT_MS: positiveInt().default(60_000),
   /** The longest one MCP tool call may take. */
   MCP_CALL_TIMEOUT_MS: positiveInt().default(120_000),
 });

@@ -193,7 +193,7 @@ export const sessionEventSchema = z.discriminatedUnion('type', [
     turnId: z.string(),
     server: z.string(),
     scope: z.enum(['server', 'workspace']),
-    state: z.enum(['failed', 'refused', 'unsupported', 'invalid']),
+    state: z.enum(['failed', 'refused', 'invalid']),
     problem: z.string(),
   }),
   z.object({

@@ -18,6 +18,7 @@ import type {
   ThreadRef,
   ToolOutcome,
   TurnAccountingPort,
+  TurnSession,
   TurnStore,
 } from './ports';
 import { type AgentRole, buildSystemPrompt } from './system-prompt';
@@ -57,7 +58,7 @@ export interface TurnRunnerDeps {
 }
 
 export interface McpToolsPort {
-  forTurn(workspaceId: string): Promise<{
+  forTurn(session: TurnSession & { sessionId: string }): Promise<{
     tools: ReadonlyMap<string, AgentTool>;
     problems: ReadonlyArray<{ name: string; scope: 'server' | 'workspace'; state: string; problem?: string }>;
   }>;
@@ -258,9 +259,9 @@ export class TurnRunner {
   private async findMcpTools(turn: TurnContext): Promise<{ tools: ReadonlyMap<string, AgentTool>; unavailable: string[] }> {
     if (!this.deps.mcp) return { tools: new Map(), unavailable: [] };
     try {
-      const { tools, problems } = await this.deps.mcp.forTurn(turn.session.workspaceId);
+      const { tools, problems } = await this.deps.mcp.forTurn({ ...turn.session, sessionId: turn.sessionId });
       for (const p of problems) {
-        const state = p.state === 'refused' || p.state === 'unsupported' || p.state === 'invalid' ? p.state : 'failed';
+        const state = p.state === 'refused' || p.state === 'invalid' ? p.state : 'failed';
         await turn.emit({ type: 'mcp.server.unavailable', turnId: turn.turnId, server: p.name, scope: p.scope, state, problem: p.problem ?? state });
       }
       return { tools, unavailable: problems.map((p) => `${p.name}: ${p.problem ?? p.state}`) };

@@ -19,6 +19,6 @@ export class McpController {
   async servers(@CurrentPrincipal() p: Principal, @Param('id', sessionIdPipe) id: string) {
     const session = await this.sessions.findOwned(p.userId, id);
     if (!session) throw new AppError(ErrorCode.NotFound, `Session ${id} not found`);
-    return { servers: await this.mcp.status(session.workspaceId) };
+    return { servers: await this.mcp.status({ ...session, sessionId: session.id }) };
   }
 }

@@ -1,20 +1,30 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
-import { AppError, ErrorCode, Routes } from '@weft/contracts';
+import { AppError, ErrorCode, Routes, type SandboxNetwork } from '@weft/contracts';
 import type { Logger } from '@weft/logging';
 import { RpcClient } from '@weft/messaging';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentTool } from '../agent/tools/define-tool';
 import { GATEWAY_CONFIG, type GatewaySettings } from '../config';
 import { LOGGER } from '../infra/tokens';
-import { type DeclaredServer, McpConfigError, expandFromEnvironment, hostAllowed, parseMcpServers } from './mcp-config';
+import {
+  type DeclaredServer,
+  McpConfigError,
+  type StdioServerConfig,
+  expandFromEnvironment,
+  hostAllowed,
+  parseMcpServers,
+} from './mcp-config';
 import { McpConnections } from './mcp-connections';
 import { describe, mcpToolName, toAgentTools } from './mcp-tools';
 
 /** A workspace's own MCP servers, in the format other agents read. */
 export const WORKSPACE_MCP_PATH = '.weft/mcp.json';
+/** What a reply over NATS may take beyond the sandbox's own deadline. */
+const RPC_MARGIN_MS = 5_000;
 /** A server that just failed is not asked again for this long: every turn would wait for its timeout. */
 const FAILURE_MEMORY_MS = 30_000;
 
-export type McpServerState = 'ready' | 'failed' | 'refused' | 'unsupported' | 'invalid';
+export type McpServerState = 'ready' | 'failed' | 'refused' | 'invalid';
 
 export interface McpServerStatus {
   name: string;
@@ -26,7 +36,20 @@ export interface McpServerStatus {
   tools: Array<{ name: string; tool: string; description?: string }>;
 }
 
-type McpSettings = Pick<GatewaySettings, 'MCP_SERVERS' | 'MCP_ALLOWED_HOSTS' | 'MCP_CONNECT_TIMEOUT_MS' | 'MCP_CALL_TIMEOUT_MS'>;
+type McpSettings = Pick<
+  GatewaySettings,
+  'MCP_SERVERS' | 'MCP_ALLOWED_HOSTS' | 'MCP_WORKSPACE_STDIO' | 'MCP_CONNECT_TIMEOUT_MS' | 'MCP_STDIO_START_TIMEOUT_MS' | 'MCP_CALL_TIMEOUT_MS'
+>;
+
+/** The session an MCP server serves: a stdio one runs in its sandbox container, as its commands do. */
+export interface McpSession {
+  sessionId: string;
+  ownerId: string;
+  workspaceId: string;
+  sandboxNetwork?: SandboxNetwork;
+  sandboxWorkspace?: 'read-only' | 'read-write';
+  sandboxImage?: string | null;
+}
 
 /**
  * The MCP servers a session may use: the admin's (`MCP_SERVERS`), then the workspace's
@@ -62,75 +85,95 @@ export class McpService implements OnModuleDestroy {
   }
 
   /** Every server the workspace's sessions would get, with its state and tools (connecting where needed). */
-  async status(workspaceId: string): Promise<McpServerStatus[]> {
-    const servers = await this.declared(workspaceId);
-    return Promise.all(servers.map((server) => this.probe(server)));
+  async status(session: McpSession): Promise<McpServerStatus[]> {
+    const servers = await this.declared(session.workspaceId);
+    return Promise.all(servers.map(async (server) => (await this.probe(session, server)).status));
   }
 
   /** The tools of the servers that answer, and a line for each one that does not (for the model and the log). */
-  async forTurn(workspaceId: string): Promise<{ tools: Map<string, AgentTool>; problems: McpServerStatus[] }> {
+  async forTurn(session: McpSession): Promise<{ tools: Map<string, AgentTool>; problems: McpServerStatus[] }> {
     const tools = new Map<string, AgentTool>();
     const problems: McpServerStatus[] = [];
-    const servers = await this.declared(workspaceId);
-    if (servers.length === 0) return { tools, problems };
+    const servers = await this.declared(session.workspaceId);
     for (const server of servers) {
-      const status = await this.probe(server);
-      if (status.state !== 'ready' || server.kind !== 'remote') {
+      const { status, listed } = await this.probe(session, server);
+      if (status.state !== 'ready' || !listed || server.kind === 'invalid') {
         problems.push(status);
         continue;
       }
-      const listed = await this.connections.listTools(server.config);
-      const call = (tool: string, args: Record<string, unknown>, signal?: AbortSignal) =>
-        this.connections.callTool(server.config, tool, args, signal);
+      const call =
+        server.kind === 'remote'
+          ? (tool: string, args: Record<string, unknown>, signal?: AbortSignal) => this.connections.callTool(server.config, tool, args, signal)
+          : (tool: string, args: Record<string, unknown>) => this.callStdio(session, server.name, server.config, tool, args);
       for (const [name, tool] of toAgentTools(server.name, listed, call)) tools.set(name, tool);
     }
     return { tools, problems };
   }
 
-  private async probe(server: DeclaredServer): Promise<McpServerStatus> {
+  /** A server's state, and its tools when it answers. */
+  private async probe(session: McpSession, server: DeclaredServer): Promise<{ status: McpServerStatus; listed?: Tool[] }> {
     const base = { name: server.name, scope: server.scope, tools: [] };
-    if (server.kind === 'invalid') return { ...base, transport: 'unknown', state: 'invalid', problem: server.problem };
-    if (server.kind === 'stdio') {
-      return {
-        ...base,
-        transport: 'stdio',
-        state: 'unsupported',
-        problem: "stdio MCP servers are to run in the session's sandbox container, which this Weft does not do yet; use a remote (url) server",
-      };
-    }
-    const { url } = server.config;
-    if (server.scope === 'workspace' && !hostAllowed(url, this.config.MCP_ALLOWED_HOSTS)) {
-      return {
-        ...base,
-        transport: 'remote',
-        url,
-        state: 'refused',
-        problem: `${new URL(url).hostname} is not on the server's MCP_ALLOWED_HOSTS, so a workspace may not connect to it`,
-      };
-    }
-    const key = `${server.scope}:${server.name}:${url}`;
+    if (server.kind === 'invalid') return { status: { ...base, transport: 'unknown', state: 'invalid', problem: server.problem } };
+    const where = server.kind === 'remote' ? { transport: 'remote' as const, url: server.config.url } : { transport: 'stdio' as const };
+    const refusal = this.refusal(server);
+    if (refusal) return { status: { ...base, ...where, state: 'refused', problem: refusal } };
+    const key = `${session.sessionId}:${server.scope}:${server.name}:${JSON.stringify(server.config)}`;
     const failed = this.failures.get(key);
-    if (failed && Date.now() - failed.at < FAILURE_MEMORY_MS) return { ...base, transport: 'remote', url, state: 'failed', problem: failed.problem };
+    if (failed && Date.now() - failed.at < FAILURE_MEMORY_MS) return { status: { ...base, ...where, state: 'failed', problem: failed.problem } };
     try {
-      const tools = await this.connections.listTools(server.config);
+      const listed =
+        server.kind === 'remote' ? await this.connections.listTools(server.config) : await this.listStdio(session, server.name, server.config);
       this.failures.delete(key);
-      return {
-        ...base,
-        transport: 'remote',
-        url,
-        state: 'ready',
-        tools: tools.map((tool) => ({
-          name: mcpToolName(server.name, tool.name),
-          tool: tool.name,
-          ...(tool.description ? { description: tool.description } : {}),
-        })),
-      };
+      const tools = listed.map((tool) => ({
+        name: mcpToolName(server.name, tool.name),
+        tool: tool.name,
+        ...(tool.description ? { description: tool.description } : {}),
+      }));
+      return { status: { ...base, ...where, state: 'ready', tools }, listed };
     } catch (error) {
-      const problem = `could not reach it: ${describe(error)}`;
+      const problem = server.kind === 'remote' ? `could not reach it: ${describe(error)}` : describe(error);
       this.failures.set(key, { problem, at: Date.now() });
-      this.logger.warn({ server: server.name, scope: server.scope, url, err: error }, 'MCP server unavailable');
-      return { ...base, transport: 'remote', url, state: 'failed', problem };
+      this.logger.warn({ server: server.name, scope: server.scope, err: error }, 'MCP server unavailable');
+      return { status: { ...base, ...where, state: 'failed', problem } };
     }
+  }
+
+  /** Why the admin's settings keep a workspace's server out; undefined when they let it in. */
+  private refusal(server: Exclude<DeclaredServer, { kind: 'invalid' }>): string | undefined {
+    if (server.scope !== 'workspace') return undefined;
+    if (server.kind === 'stdio') {
+      return this.config.MCP_WORKSPACE_STDIO
+        ? undefined
+        : "the server's MCP_WORKSPACE_STDIO is off, so a workspace may not start its own stdio servers";
+    }
+    return hostAllowed(server.config.url, this.config.MCP_ALLOWED_HOSTS)
+      ? undefined
+      : `${new URL(server.config.url).hostname} is not on the server's MCP_ALLOWED_HOSTS, so a workspace may not connect to it`;
+  }
+
+  private async listStdio(session: McpSession, name: string, config: StdioServerConfig): Promise<Tool[]> {
+    const target = this.stdioTarget(session, name, config, this.config.MCP_STDIO_START_TIMEOUT_MS);
+    const { tools } = await this.rpc.request(Routes.sandboxMcpListTools, target, { timeoutMs: target.timeoutMs + RPC_MARGIN_MS });
+    return tools as Tool[];
+  }
+
+  private async callStdio(session: McpSession, name: string, config: StdioServerConfig, tool: string, args: Record<string, unknown>) {
+    const target = this.stdioTarget(session, name, config, this.config.MCP_CALL_TIMEOUT_MS);
+    const result = await this.rpc.request(Routes.sandboxMcpCallTool, { ...target, tool, arguments: args }, { timeoutMs: target.timeoutMs + RPC_MARGIN_MS });
+    return result as CallToolResult;
+  }
+
+  /** The session's container, as its commands get it: same workspace, writability, network and image. */
+  private stdioTarget(session: McpSession, name: string, config: StdioServerConfig, timeoutMs: number) {
+    return {
+      workspaceId: session.workspaceId,
+      session: { sessionId: session.sessionId, ownerId: session.ownerId },
+      writable: session.sandboxWorkspace === 'read-write',
+      network: session.sandboxNetwork ?? 'none',
+      ...(session.sandboxImage ? { image: session.sandboxImage } : {}),
+      server: { name, command: config.command, args: config.args ?? [], env: config.env ?? {} },
+      timeoutMs,
+    };
   }
 
   /** The admin's servers, then the workspace's; a workspace server cannot replace an admin's of the same name. */
