@@ -29,7 +29,8 @@ beforeAll(async () => {
     }),
     MCP_ALLOWED_HOSTS: '127.0.0.1',
     MCP_CONNECT_TIMEOUT_MS: '3000',
-    PERMISSIONS_SERVER_RULES: JSON.stringify({ allow: ['mcp__demo__add'] }),
+    MCP_CALL_TIMEOUT_MS: '1500',
+    PERMISSIONS_SERVER_RULES: JSON.stringify({ allow: ['mcp__demo__add', 'mcp__demo__hang'] }),
   });
   client = sessionApi(gateway.base);
 });
@@ -67,13 +68,14 @@ describe('MCP servers', () => {
       tools: [
         { name: 'mcp__demo__add', tool: 'add', description: 'Adds two numbers' },
         { name: 'mcp__demo__fail', tool: 'fail' },
+        { name: 'mcp__demo__hang', tool: 'hang' },
       ],
     });
     expect(byName('broken')).toMatchObject({ scope: 'server', state: 'failed', problem: expect.stringContaining('could not reach it') });
     // Stdio servers run in the session's sandbox container; these workers have no sandbox for it.
     expect(byName('local')).toMatchObject({ transport: 'stdio', scope: 'server', state: 'failed' });
     expect(byName('tool')).toMatchObject({ transport: 'stdio', scope: 'workspace', state: 'refused', problem: expect.stringContaining('MCP_WORKSPACE_STDIO') });
-    expect(byName('mine')).toMatchObject({ scope: 'workspace', state: 'ready', tools: [expect.objectContaining({ name: 'mcp__mine__add' }), expect.anything()] });
+    expect(byName('mine')).toMatchObject({ scope: 'workspace', state: 'ready', tools: [expect.objectContaining({ name: 'mcp__mine__add' }), expect.anything(), expect.anything()] });
     expect(byName('elsewhere')).toMatchObject({ state: 'refused', problem: expect.stringContaining('MCP_ALLOWED_HOSTS') });
     expect(servers.filter((s) => s.name === 'demo')).toHaveLength(2);
     expect(servers.find((s) => s.name === 'demo' && s.scope === 'workspace')).toMatchObject({ state: 'invalid' });
@@ -120,6 +122,24 @@ describe('MCP servers', () => {
     expect(offered?.parameters).toMatchObject({ type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } });
     expect(first?.messages[0]?.content).toContain('MCP servers unavailable this turn');
     expect(first?.messages[0]?.content).toContain('broken: could not reach it');
+  });
+
+  it('ends a call the server never answers at MCP_CALL_TIMEOUT_MS as a failed call, the turn going on, and audits MCP calls', async () => {
+    const f = await client.fixture('mcp-hang');
+    script(f.sessionId, [{ calls: [{ name: 'mcp__demo__hang', arguments: {} }] }, { calls: [{ name: 'mcp__demo__add', arguments: { a: 1, b: 1 } }] }, { text: 'went on' }]);
+    const events = await runTurn(f, 'try the slow one');
+    expect(events.at(-1)?.type).toBe('turn.completed');
+    expect(ofType(events, 'tool.completed').map((e) => [e.isError, e.output])).toEqual([
+      [true, expect.stringMatching(/^MCP\.TOOL_FAILED: MCP server "demo" failed on hang: .*timed out/i)],
+      [false, '2'],
+    ]);
+    const audit = await client.api('GET', `/v1/sessions/${f.sessionId}/audit`, f.key);
+    const entries = audit.text.trim().split('\n').map((line) => JSON.parse(line) as StoredSessionEvent);
+    expect(ofType(entries, 'tool.called').map((e) => e.call.name)).toEqual(['mcp__demo__hang', 'mcp__demo__add']);
+    expect(ofType(entries, 'permission.decided').map((e) => [e.decision, e.rule])).toEqual([
+      ['allow', 'mcp__demo__hang'],
+      ['allow', 'mcp__demo__add'],
+    ]);
   });
 
   it('honours deny rules on a whole server', async () => {

@@ -31,6 +31,10 @@ export async function startMcpTestServer(token: string): Promise<McpTestServer> 
       calls.push({ tool: 'fail', args: {} });
       return { isError: true, content: [{ type: 'text', text: 'the demo tool broke' }] };
     });
+    server.registerTool('hang', { description: 'Never answers', inputSchema: {} }, async () => {
+      calls.push({ tool: 'hang', args: {} });
+      return new Promise<never>(() => undefined);
+    });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     res.on('close', () => {
       void transport.close();

@@ -37,7 +37,7 @@ describe('stdio MCP servers in a session container', () => {
     const workspaceId = await workspaceWithServer();
     const target = { workspaceId, session: session(), writable: true, network: 'none', server, timeoutMs: 30_000 } as const;
     const listed = await rpc.client.request(Routes.sandboxMcpListTools, target, { timeoutMs: 60_000 });
-    expect(listed.tools.map((t) => t.name)).toEqual(['whoami']);
+    expect(listed.tools.map((t) => t.name)).toEqual(['whoami', 'crash']);
     const called = await rpc.client.request(Routes.sandboxMcpCallTool, { ...target, tool: 'whoami', arguments: { greeting: 'hello' } }, { timeoutMs: 60_000 });
     const host = (await sandbox.exec({ mode: 'command', workspaceId, command: 'hostname', writable: true, session: target.session })).stdout.trim();
     expect(called.content).toEqual([{ type: 'text', text: `hello from ${host} uid 10001 cwd /workspace token t0k` }]);
@@ -46,6 +46,13 @@ describe('stdio MCP servers in a session container', () => {
     expect(containers).toHaveLength(1);
     const processes = await sandbox.exec({ mode: 'command', workspaceId, command: "pgrep -fc '^python3 server.py' || true", writable: true, session: target.session });
     expect(processes.stdout.trim()).toBe('1');
+
+    // A server that dies mid-call: the call fails with its name and its last words; the next one starts it again.
+    await expect(
+      rpc.client.request(Routes.sandboxMcpCallTool, { ...target, tool: 'crash', arguments: {} }, { timeoutMs: 60_000 }),
+    ).rejects.toMatchObject({ code: ErrorCode.McpToolFailed, message: expect.stringMatching(/"py" failed.*crashing on purpose/s) });
+    const again = await rpc.client.request(Routes.sandboxMcpCallTool, { ...target, tool: 'whoami', arguments: { greeting: 'back' } }, { timeoutMs: 60_000 });
+    expect(again.content).toEqual([{ type: 'text', text: expect.stringMatching(/^back from /) }]);
   });
 
   it("reports a server that cannot start with its name and its own words, and is gone with the session's container", async () => {
@@ -58,6 +65,6 @@ describe('stdio MCP servers in a session container', () => {
     expect(await sandbox.release(target.session.sessionId)).toBe(1);
     // A new container and a new server process for the next call.
     const again = await rpc.client.request(Routes.sandboxMcpListTools, { ...target, server }, { timeoutMs: 60_000 });
-    expect(again.tools).toHaveLength(1);
+    expect(again.tools).toHaveLength(2);
   });
 });
