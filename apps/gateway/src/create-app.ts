@@ -5,6 +5,7 @@ import { type Logger, PinoNestLogger, createLogger } from '@weft/logging';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { AppModule } from './app.module';
 import { AppExceptionFilter, sendHttpError } from './common/app-exception.filter';
+import { answerClientErrorsAsJson } from './common/client-error';
 import { requestLogging } from './common/request-logging';
 import { sendAnthropicError } from './compat/anthropic/anthropic-error.filter';
 import { sendOpenAiError } from './compat/openai/openai-error.filter';
@@ -41,6 +42,7 @@ export async function createGatewayApp(
     else sendHttpError(error, req, res, logger);
   });
   app.useGlobalFilters(new AppExceptionFilter(logger));
+  answerClientErrorsAsJson(app.getHttpServer());
   app.enableShutdownHooks();
   return app;
 }

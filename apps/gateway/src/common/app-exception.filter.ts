@@ -25,5 +25,15 @@ export function sendHttpError(exception: unknown, req: Request, res: Response, l
   // A quota or a busy fleet says when to come back.
   const retryAfter = body.error.details?.retryAfterSeconds;
   if (typeof retryAfter === 'number') res.setHeader('Retry-After', String(retryAfter));
+  asJsonError(res);
   res.status(status).json(body);
+}
+
+/**
+ * A handler may have prepared a download (`Content-Type`, `Content-Disposition`, set by `@Header`
+ * before its pipes even ran) and then failed: the error goes out as JSON all the same.
+ */
+export function asJsonError(res: Response): void {
+  res.removeHeader('Content-Disposition');
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
 }

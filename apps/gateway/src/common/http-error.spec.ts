@@ -50,4 +50,17 @@ describe('toHttpError', () => {
     expect(mapped.body.error.code).toBe(ErrorCode.PayloadTooLarge);
     expect(mapped.body.error.message).toContain('1024');
   });
+
+  it('maps a body that does not inflate as its Content-Encoding says to a 400', () => {
+    // What body-parser passes on: zlib's error, given a status by http-errors and no type.
+    const error = Object.assign(new Error('incorrect header check'), { code: 'Z_DATA_ERROR', errno: -3, status: 400, statusCode: 400, expose: true });
+    expect(toHttpError(error)).toEqual({
+      status: 400,
+      body: { error: { code: ErrorCode.ValidationFailed, message: 'Unreadable request body (it does not decode as its Content-Encoding says)' } },
+    });
+  });
+
+  it('keeps an error that has only a status, and so is not body-parser\'s, internal', () => {
+    expect(toHttpError(Object.assign(new Error('upstream said 404'), { status: 404 })).status).toBe(500);
+  });
 });

@@ -48,11 +48,15 @@ function httpMessage(exception: HttpException): string {
   return typeof message === 'string' ? message : exception.message;
 }
 
-/** body-parser errors carry `type` and `status`; their messages are safe to show. */
+/**
+ * body-parser's errors (http-errors) carry `status` and most a `type`; one it could not inflate
+ * (`Content-Encoding: gzip` on a body that is not) carries only zlib's `code`. Their own messages
+ * are not shown.
+ */
 function asBodyParserError(exception: unknown): HttpErrorResponse | undefined {
   if (typeof exception !== 'object' || exception === null) return undefined;
-  const { type, status, limit } = exception as { type?: unknown; status?: unknown; limit?: unknown };
-  if (typeof type !== 'string' || typeof status !== 'number') return undefined;
+  const { type, status, limit, expose, code } = exception as { type?: unknown; status?: unknown; limit?: unknown; expose?: unknown; code?: unknown };
+  if (typeof status !== 'number' || (typeof type !== 'string' && expose !== true)) return undefined;
   if (type === 'entity.too.large') {
     const code = ErrorCode.PayloadTooLarge;
     return { status: 413, body: { error: { code, message: `Request body is larger than ${String(limit)} bytes`, details: { limit } } } };
@@ -61,7 +65,8 @@ function asBodyParserError(exception: unknown): HttpErrorResponse | undefined {
     return { status: 400, body: { error: { code: ErrorCode.ValidationFailed, message: 'Malformed JSON in request body' } } };
   }
   if (status >= 400 && status < 500) {
-    return { status, body: { error: { code: codeForStatus(status), message: `Unreadable request body (${type})` } } };
+    const what = typeof type === 'string' ? type : typeof code === 'string' && code.startsWith('Z_') ? 'it does not decode as its Content-Encoding says' : 'unknown';
+    return { status, body: { error: { code: codeForStatus(status), message: `Unreadable request body (${what})` } } };
   }
   return undefined;
 }

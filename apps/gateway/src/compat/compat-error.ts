@@ -1,6 +1,7 @@
 import { AppError, ErrorCode } from '@weft/contracts';
 import { type Logger, redactUrl } from '@weft/logging';
 import type { Request, Response } from 'express';
+import { asJsonError } from '../common/app-exception.filter';
 import { toHttpError } from '../common/http-error';
 
 /** An error as the compatible APIs report it, before each API gives it its own shape. */
@@ -61,5 +62,6 @@ export function sendCompatError(
     return;
   }
   if (error.retryAfter !== undefined) res.setHeader('Retry-After', String(error.retryAfter));
+  asJsonError(res);
   res.status(error.status).json(api.body(error));
 }

@@ -7,6 +7,7 @@ import { createNatsMicroservice } from '@weft/messaging';
 import { startNats, startRedis } from '../../../../test/support/containers';
 import { gatewaySettingsSchema } from '../config';
 import { createGatewayApp } from '../create-app';
+import { type HttpRoute, httpRoutes } from './http-routes';
 
 export const TEST_ADMIN_TOKEN = 'admin-token-for-tests-0123456789';
 
@@ -17,6 +18,8 @@ export interface GatewayUnderTest {
   natsUrl: string;
   redisUrl: string;
   redisKeyPrefix: string;
+  /** Every route the gateway serves. */
+  routes: HttpRoute[];
   /** Stops the in-test workers and NATS, to see how the gateway copes; safe to call twice. */
   stopNats(): Promise<void>;
   stop(): Promise<void>;
@@ -60,6 +63,7 @@ export async function startGatewayUnderTest(
     natsUrl: nats.url,
     redisUrl: redis.url,
     redisKeyPrefix: config.REDIS_KEY_PREFIX,
+    routes: httpRoutes(app),
     stopNats,
     stop: async () => {
       await app.close();

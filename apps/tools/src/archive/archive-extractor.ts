@@ -43,7 +43,15 @@ function unpack(archive: Buffer, root: string): Promise<void> {
       const cut = findCutLongName(meta);
       if (cut) rejected ??= cutLongNameRejected(cut);
     });
-    unpacker.on('error', (error: Error) => reject(rejected ?? tarFailure(error, lastEntry)));
+    // node-tar goes on writing the entries after a failed one: settling now would let the caller
+    // remove the root while files still land in it. It closes once every write has ended.
+    unpacker.on('error', (error: Error) => {
+      rejected ??= tarFailure(error, lastEntry);
+      // Without its root (removed, or not a folder) nothing more is written, and tar never closes.
+      if (error.name === 'CwdError') reject(rejected);
+    });
+    // Nor does an aborted parse (the decompressor failed).
+    unpacker.on('abort', (error: Error) => reject(rejected ?? tarFailure(error, lastEntry)));
     unpacker.on('close', () => (rejected ? reject(rejected) : resolve()));
     unpacker.end(archive);
   });

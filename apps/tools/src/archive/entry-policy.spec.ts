@@ -25,6 +25,19 @@ describe('archive entry policy', () => {
     expect(() => checkEntry({ path, type, linkpath, size: 0 })).not.toThrow();
   });
 
+  it.each([
+    ['a', 'SymbolicLink', 'a/b'],
+    ['d/x', 'SymbolicLink', 'd'],
+    ['A', 'SymbolicLink', './a/b'],
+    ['\u00e9', 'SymbolicLink', 'e\u0301/b'],
+    ['h', 'Link', 'h/x'],
+    ['f', 'File', 'f/x'],
+    ['f', 'Directory', '/f/x'],
+    ['f', 'File', 'C:f/x'],
+  ])('rejects %s (%s -> %s), an entry whose path and link target lie one inside the other, on which node-tar waits forever', (path, type, linkpath) => {
+    expect(() => checkEntry({ path, type, linkpath, size: 0 })).toThrow(/that lies inside its own path or holds it/);
+  });
+
   it('counts files and bytes, hard links as files without bytes', () => {
     expect(
       checkEntries(

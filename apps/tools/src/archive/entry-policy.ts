@@ -1,4 +1,4 @@
-import { posix } from 'node:path';
+import { posix, win32 } from 'node:path';
 import { displayName } from '../workspace/display-name';
 import { describePathProblem, findPathProblem } from '../workspace/path-syntax';
 
@@ -82,6 +82,7 @@ export function checkEntry(entry: ArchiveEntry, symlinks: ReadonlySet<string> = 
     throw new EntryRejected(entry.path, 'lies under a symbolic link of the archive');
   }
   if (entry.type === 'SymbolicLink') checkSymlinkTarget(entry, path);
+  if (entry.linkpath) checkNotNestedInTarget(entry);
   if (entry.type === 'Link') {
     const target = checkRelative(entry.linkpath ?? '', entry.path, 'hard link target');
     if (target === '' || throughSymlink(target, symlinks, true)) {
@@ -127,6 +128,34 @@ function checkSymlinkTarget(entry: ArchiveEntry, path: string): void {
   if (resolved === '..' || resolved.startsWith('../')) {
     throw new EntryRejected(entry.path, `is a symbolic link to '${displayName(target)}', outside the workspace`);
   }
+}
+
+/**
+ * node-tar reserves an entry's path and its link target (any entry's: a pax header can give a
+ * file one), each with its parent folders, before it writes the entry; when one lies inside the
+ * other (`a -> a/b`, `a/b -> a`) the entry waits on itself and unpacking never ends. Compared as
+ * node-tar compares them: accents and case folded.
+ */
+function checkNotNestedInTarget(entry: ArchiveEntry): void {
+  const path = reservationKey(entry.path);
+  const target = reservationKey(entry.linkpath ?? '');
+  if (target.startsWith(`${path}/`) || path.startsWith(`${target}/`)) {
+    throw new EntryRejected(entry.path, `has a link target '${displayName(entry.linkpath ?? '')}' that lies inside its own path or holds it`);
+  }
+}
+
+function reservationKey(value: string): string {
+  return posix.join(stripRoot(value).normalize('NFD').toLocaleLowerCase('en').toLocaleUpperCase('en')).replace(/\/+$/, '');
+}
+
+/** What node-tar takes off an absolute name (`/`, `C:`, `//?/C:/`) before it writes or reserves it. */
+function stripRoot(value: string): string {
+  let rest = value;
+  while (win32.isAbsolute(rest) || win32.parse(rest).root) {
+    const root = rest.startsWith('/') && !rest.startsWith('//?/') ? '/' : win32.parse(rest).root;
+    rest = rest.slice(root.length);
+  }
+  return rest;
 }
 
 function throughSymlink(path: string, symlinks: ReadonlySet<string>, includeLeaf = false): boolean {

@@ -79,6 +79,20 @@ describe('WorkspaceService with archives that hold bad names', () => {
     expect(await workspaces()).toEqual([]);
   });
 
+  it('refuses a link into its own path before unpacking, which would otherwise never end', async () => {
+    const error = await rejection(tarGz([{ path: 'f', content: 'x' }, { path: 'loop', type: 'SymbolicLink', linkpath: 'loop/f' }]));
+    expect(error.message).toBe("Archive rejected: entry 'loop' has a link target 'loop/f' that lies inside its own path or holds it");
+    expect(await workspaces()).toEqual([]);
+  });
+
+  it('removes what was unpacked only once tar has stopped writing, after an entry it failed midway', async () => {
+    // A file whose header names a link target: tar fails it, then goes on with the entries after it.
+    const rest = Array.from({ length: 40 }, (_, i): FixtureEntry => ({ path: `d${i % 4}/f${i}.txt`, content: 'x' }));
+    const error = await rejection(tarGz([paxHeader({ linkpath: '/' }), { path: 'a', content: '' }, ...rest]));
+    expect(error.message).toBe("Archive rejected: the archive could not be read after entry 'a'");
+    expect(await workspaces()).toEqual([]);
+  });
+
   it('says a corrupt header is a checksum failure at the entry it names', async () => {
     const tar = tarOf([{ path: 'a.txt', content: 'hello' }]);
     tar[0] = 'b'.charCodeAt(0); // the name changes, the checksum does not
