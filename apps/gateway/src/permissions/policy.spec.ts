@@ -232,9 +232,9 @@ describe('PermissionPolicy', () => {
   it('allows reads and asks for writes, deletes, code and unknown tools by default', () => {
     expect(tool('read_file', { path: 'src/a.ts' }, []).behavior).toBe('allow');
     expect(tool('list_directory', {}, []).behavior).toBe('allow');
-    expect(tool('write_file', { path: 'a.ts', content: '' }, [])).toMatchObject({ behavior: 'ask', suggestedRules: ['Write(a.ts)'] });
+    expect(tool('write_file', { path: 'a.ts', content: '' }, [])).toMatchObject({ behavior: 'ask', suggestedRules: ['Write(/a.ts)'] });
     expect(tool('edit_file', { path: './src/a.ts', edits: [] }, [])).toMatchObject({ behavior: 'ask', suggestedRules: ['Edit(src/a.ts)'] });
-    expect(tool('delete_file', { path: 'a.ts' }, [])).toMatchObject({ behavior: 'ask', suggestedRules: ['Delete(a.ts)'] });
+    expect(tool('delete_file', { path: 'a.ts' }, [])).toMatchObject({ behavior: 'ask', suggestedRules: ['Delete(/a.ts)'] });
     expect(tool('execute_code', { language: 'python', code: '1' }, [])).toMatchObject({ behavior: 'ask', suggestedRules: ['execute_code'] });
     expect(tool('mcp__github__create_issue', {}, []).behavior).toBe('ask');
     expect(bash('ls', []).behavior).toBe('ask');

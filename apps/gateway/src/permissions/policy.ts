@@ -84,8 +84,10 @@ export class PermissionPolicy {
       const first = rules.allow.find((rule) => analysis.commands.some((c) => matches(rule, c, false)));
       return { behavior: 'allow', rule: first && scoped(first), reasons: [], suggestedRules: [] };
     }
-    const suggestions = unmatched.map((c) => `Bash(${show(c)})`);
-    return ask(unmatched.map((c) => `no rule allows ${show(c)}`), [...new Set(suggestions)]);
+    // Only when every command can be named exactly: a partial suggestion would not allow the call.
+    const suggestions = unmatched.map(literalCommandRule);
+    const complete = suggestions.every((rule) => rule !== undefined) ? [...new Set(suggestions as string[])] : [];
+    return ask(unmatched.map((c) => `no rule allows ${show(c)}`), complete);
   }
 }
 
@@ -107,16 +109,19 @@ function files(tool: string, targets: Array<{ action: FileAction; path: string }
     if (hit) return ask([`${hit.action} ${hit.path} matches ${rule.text}`], [], rule);
   }
   const reasons: string[] = [];
-  const suggestions: string[] = [];
+  const suggestions: Array<string | undefined> = [];
   let decidedBy: ScopedRule | undefined;
   for (const target of targets) {
     const allowedBy = rules.allow.find((rule) => matches(rule, target, true));
     decidedBy ??= allowedBy;
     if (allowedBy || FILE_DEFAULTS[target.action] === 'allow') continue;
     reasons.push(`no rule allows ${target.action === 'delete' ? 'deleting' : 'writing'} ${target.path}`);
-    suggestions.push(`${suggestedKind(tool, target.action)}(${normalisePath(target.path).value})`);
+    suggestions.push(literalPathRule(suggestedKind(tool, target.action), target.path));
   }
-  if (reasons.length > 0) return ask(reasons, suggestions);
+  if (reasons.length > 0) {
+    const complete = suggestions.every((rule) => rule !== undefined) ? (suggestions as string[]) : [];
+    return ask(reasons, complete);
+  }
   return { behavior: 'allow', rule: decidedBy && scoped(decidedBy), reasons: [], suggestedRules: [] };
 }
 
@@ -206,7 +211,29 @@ export function normalisePath(path: string): { value: string; outside: boolean }
 
 function globMatches(pattern: string, path: string): boolean {
   const anchored = pattern.replace(/^\/+/, '');
-  return picomatch(anchored, { dot: true, basename: !anchored.includes('/') })(path);
+  // Without a `/` a pattern names a file at any depth; a leading `/` ties it to the root.
+  return picomatch(anchored, { dot: true, basename: !pattern.includes('/') })(path);
+}
+
+/**
+ * The rule `allow_always` stores for one command: its words exactly. None when a word is unknown
+ * (`$(…)`), empty, holds a space or a `*`: written into a rule those would widen it (`rm '*'`
+ * would become `Bash(rm *)`, which allows `rm -rf /`) or fail to match the same call again.
+ */
+function literalCommandRule(command: SimpleCommand): string | undefined {
+  if (command.words.some((word) => word === null || word === '' || /[\s*]/.test(word))) return undefined;
+  return `Bash(${command.words.join(' ')})`;
+}
+
+/**
+ * The rule `allow_always` stores for one path: that file and no other, tied to the root. None
+ * for a path outside the workspace (allow rules never match it), with glob characters, or with
+ * spaces at its ends (a rule is trimmed).
+ */
+function literalPathRule(kind: string, path: string): string | undefined {
+  const { value, outside } = normalisePath(path);
+  if (outside || value === '.' || value !== value.trim() || /[*?[\]{}()!+@\\]/.test(value)) return undefined;
+  return value.includes('/') ? `${kind}(${value})` : `${kind}(/${value})`;
 }
 
 function suggestedKind(tool: string, action: FileAction): string {

@@ -44,7 +44,8 @@ export function subjectOf(call: ToolCall): PermissionSubject {
   }
   if (CODE_TOOLS.has(tool)) return { kind: 'code', tool };
   if (RUNTIME_TOOLS.has(tool)) return { kind: 'runtime', tool };
-  const fields = FILE_TOOLS[tool];
+  // Own keys only: a tool named `toString` is not a file tool.
+  const fields = Object.hasOwn(FILE_TOOLS, tool) ? FILE_TOOLS[tool] : undefined;
   if (!fields) return { kind: 'other', tool };
   const targets: Array<{ action: FileAction; path: string }> = [];
   for (const field of fields) {
