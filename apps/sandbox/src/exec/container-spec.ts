@@ -118,7 +118,14 @@ export function buildSessionSpec(input: SessionSpecInput, config: SpecLimits): C
     init: true,
     cmd: [SESSION_RUNNER_PATH],
     workingDir: WORKSPACE_TARGET,
-    env: { ...base.env, ...proxyEnv, ...caEnv, [RUNNER_IDLE_ENV]: String(Math.max(1, Math.ceil(input.idleMs / 1000))) },
+    env: {
+      ...base.env,
+      ...proxyEnv,
+      ...caEnv,
+      [RUNNER_IDLE_ENV]: String(Math.max(1, Math.ceil(input.idleMs / 1000))),
+      // weft-serve may kill every other process of the sandbox user once no run is going.
+      WEFT_SWEEP_STRAGGLERS: '1',
+    },
     labels: {
       ...base.labels,
       [SandboxLabels.session]: input.session.sessionId,
