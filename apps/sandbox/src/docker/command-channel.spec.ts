@@ -50,6 +50,18 @@ describe('CommandChannel with weft-serve', () => {
     expect(parallel.map((r) => r.stdout)).toEqual(['1\n', '2\n', '3\n']);
   });
 
+  it('kills nothing outside its runs when it is not in a session container (a host process survives)', async () => {
+    // In a container the server sweeps every other process of its user once idle; on a host,
+    // as here (as root in CI), that sweep would kill the machine.
+    const bystander = spawn('sleep', ['30'], { stdio: 'ignore' });
+    servers.push(bystander);
+    const { channel } = startServer();
+    await channel.run(['true'], '/tmp', options);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(bystander.exitCode).toBeNull();
+    expect(bystander.signalCode).toBeNull();
+  });
+
   it('reports a program that does not exist as exit 127 with its name', async () => {
     const { channel } = startServer();
     const result = await channel.run(['no-such-program-x'], '/tmp', options);
