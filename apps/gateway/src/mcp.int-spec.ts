@@ -142,6 +142,36 @@ describe('MCP servers', () => {
     ]);
   });
 
+  it("keeps a user's own servers for all their sessions, within the admin's host list, and refuses an invalid document naming the entry", async () => {
+    const f = await client.fixture('mcp-own');
+    const other = await client.fixture('mcp-neighbour');
+    const document = {
+      mcpServers: {
+        mine: { url: mcp.url, headers: { authorization: `Bearer ${TOKEN}` } },
+        far: { url: 'http://localhost:1/mcp' },
+        demo: { url: mcp.url },
+      },
+    };
+    expect((await client.api('PUT', '/v1/me/mcp', f.key, document)).status).toBe(200);
+    expect((await client.api('GET', '/v1/me/mcp', f.key)).json).toEqual(document);
+    const bad = await client.api('PUT', '/v1/me/mcp', f.key, { mcpServers: { 'bad name!': { url: mcp.url }, ok: { command: 'x' } } });
+    expect(bad).toMatchObject({ status: 400, json: { error: { code: 'COMMON.VALIDATION_FAILED', message: expect.stringContaining('bad name!') } } });
+    expect((await client.api('PUT', '/v1/me/mcp', f.key, { servers: {} })).status).toBe(400);
+    expect((await client.api('GET', '/v1/me/mcp', f.key)).json).toEqual(document);
+
+    const servers = (await client.api('GET', `/v1/sessions/${f.sessionId}/mcp`, f.key)).json.servers as Array<Record<string, unknown>>;
+    const mine = servers.filter((s) => s.scope === 'user');
+    expect(mine).toEqual([
+      expect.objectContaining({ name: 'mine', state: 'ready', tools: expect.arrayContaining([expect.objectContaining({ name: 'mcp__mine__add' })]) }),
+      expect.objectContaining({ name: 'far', state: 'refused', problem: expect.stringContaining('MCP_ALLOWED_HOSTS') }),
+      expect.objectContaining({ name: 'demo', state: 'invalid', problem: expect.stringContaining('server scope') }),
+    ]);
+    const theirs = (await client.api('GET', `/v1/sessions/${other.sessionId}/mcp`, other.key)).json.servers as Array<Record<string, unknown>>;
+    expect(theirs.filter((s) => s.scope === 'user')).toEqual([]);
+    expect((await client.api('DELETE', '/v1/me/mcp', f.key)).status).toBe(204);
+    expect((await client.api('GET', '/v1/me/mcp', f.key)).json).toEqual({ mcpServers: {} });
+  });
+
   it('honours deny rules on a whole server', async () => {
     const f = await client.fixture('mcp-denier');
     const rules = await client.api('PUT', `/v1/permissions/session/${f.sessionId}`, f.key, { deny: ['mcp__demo'] });

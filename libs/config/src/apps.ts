@@ -125,6 +125,8 @@ export const gatewayConfigSchema = z.object({
   MCP_SERVERS: z.string().default(''),
   /** Hosts a workspace's `.weft/mcp.json` may point the gateway at (`.example.com`: and subdomains); none by default. */
   MCP_ALLOWED_HOSTS: hostList(),
+  /** Whether a user's own MCP servers (`PUT /v1/me/mcp`) may include stdio servers (run in their sessions' sandbox containers). */
+  MCP_USER_STDIO: booleanFlag().default(true),
   /** Whether a workspace's `.weft/mcp.json` may start stdio servers (in the session's sandbox container). */
   MCP_WORKSPACE_STDIO: booleanFlag().default(false),
   MCP_CONNECT_TIMEOUT_MS: positiveInt().default(10_000),

@@ -192,7 +192,7 @@ export const sessionEventSchema = z.discriminatedUnion('type', [
     type: z.literal('mcp.server.unavailable'),
     turnId: z.string(),
     server: z.string(),
-    scope: z.enum(['server', 'workspace']),
+    scope: z.enum(['server', 'user', 'workspace']),
     state: z.enum(['failed', 'refused', 'invalid']),
     problem: z.string(),
   }),

@@ -60,7 +60,7 @@ export interface TurnRunnerDeps {
 export interface McpToolsPort {
   forTurn(session: TurnSession & { sessionId: string }): Promise<{
     tools: ReadonlyMap<string, AgentTool>;
-    problems: ReadonlyArray<{ name: string; scope: 'server' | 'workspace'; state: string; problem?: string }>;
+    problems: ReadonlyArray<{ name: string; scope: 'server' | 'user' | 'workspace'; state: string; problem?: string }>;
   }>;
 }
 

@@ -112,6 +112,10 @@ export class RedisKeys {
   userInstructions(userId: string) {
     return `${this.prefix}user:${userId}:instructions`;
   }
+  /** The user's own MCP servers, an `mcpServers` document. */
+  userMcp(userId: string) {
+    return `${this.prefix}user:${userId}:mcp`;
+  }
   /** BullMQ's own prefix, so queues of two deployments never mix. */
   bullPrefix() {
     return `${this.prefix}bull`;

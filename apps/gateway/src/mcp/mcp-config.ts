@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
-/** Where a server was declared: by the admin for everyone, or by a workspace's `.weft/mcp.json`. */
-export type McpScope = 'server' | 'workspace';
+/** Where a server was declared: by the admin for everyone, by a user for their sessions, or by a workspace's `.weft/mcp.json`. */
+export type McpScope = 'server' | 'user' | 'workspace';
 
 /** A server's name becomes part of its tools' names (`mcp__<server>__<tool>`), so it stays short and plain. */
 export const MCP_SERVER_NAME = /^[A-Za-z0-9_-]{1,32}$/;

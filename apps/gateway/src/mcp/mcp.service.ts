@@ -9,12 +9,14 @@ import { LOGGER } from '../infra/tokens';
 import {
   type DeclaredServer,
   McpConfigError,
+  type McpScope,
   type StdioServerConfig,
   expandFromEnvironment,
   hostAllowed,
   parseMcpServers,
 } from './mcp-config';
 import { McpConnections } from './mcp-connections';
+import { UserMcpRepository } from './user-mcp.repository';
 import { describe, mcpToolName, toAgentTools } from './mcp-tools';
 
 /** A workspace's own MCP servers, in the format other agents read. */
@@ -28,7 +30,7 @@ export type McpServerState = 'ready' | 'failed' | 'refused' | 'invalid';
 
 export interface McpServerStatus {
   name: string;
-  scope: 'server' | 'workspace';
+  scope: McpScope;
   transport: 'remote' | 'stdio' | 'unknown';
   url?: string;
   state: McpServerState;
@@ -38,7 +40,7 @@ export interface McpServerStatus {
 
 type McpSettings = Pick<
   GatewaySettings,
-  'MCP_SERVERS' | 'MCP_ALLOWED_HOSTS' | 'MCP_WORKSPACE_STDIO' | 'MCP_CONNECT_TIMEOUT_MS' | 'MCP_STDIO_START_TIMEOUT_MS' | 'MCP_CALL_TIMEOUT_MS'
+  'MCP_SERVERS' | 'MCP_ALLOWED_HOSTS' | 'MCP_USER_STDIO' | 'MCP_WORKSPACE_STDIO' | 'MCP_CONNECT_TIMEOUT_MS' | 'MCP_STDIO_START_TIMEOUT_MS' | 'MCP_CALL_TIMEOUT_MS'
 >;
 
 /** The session an MCP server serves: a stdio one runs in its sandbox container, as its commands do. */
@@ -66,6 +68,7 @@ export class McpService implements OnModuleDestroy {
   constructor(
     @Inject(GATEWAY_CONFIG) private readonly config: McpSettings,
     private readonly rpc: RpcClient,
+    private readonly userServers: UserMcpRepository,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
     try {
@@ -86,7 +89,7 @@ export class McpService implements OnModuleDestroy {
 
   /** Every server the workspace's sessions would get, with its state and tools (connecting where needed). */
   async status(session: McpSession): Promise<McpServerStatus[]> {
-    const servers = await this.declared(session.workspaceId);
+    const servers = await this.declared(session);
     return Promise.all(servers.map(async (server) => (await this.probe(session, server)).status));
   }
 
@@ -94,7 +97,7 @@ export class McpService implements OnModuleDestroy {
   async forTurn(session: McpSession): Promise<{ tools: Map<string, AgentTool>; problems: McpServerStatus[] }> {
     const tools = new Map<string, AgentTool>();
     const problems: McpServerStatus[] = [];
-    const servers = await this.declared(session.workspaceId);
+    const servers = await this.declared(session);
     for (const server of servers) {
       const { status, listed } = await this.probe(session, server);
       if (status.state !== 'ready' || !listed || server.kind === 'invalid') {
@@ -138,17 +141,18 @@ export class McpService implements OnModuleDestroy {
     }
   }
 
-  /** Why the admin's settings keep a workspace's server out; undefined when they let it in. */
+  /** Why the admin's settings keep a user's or a workspace's server out; undefined when they let it in. */
   private refusal(server: Exclude<DeclaredServer, { kind: 'invalid' }>): string | undefined {
-    if (server.scope !== 'workspace') return undefined;
+    if (server.scope === 'server') return undefined;
+    const whose = server.scope === 'user' ? 'a user' : 'a workspace';
     if (server.kind === 'stdio') {
-      return this.config.MCP_WORKSPACE_STDIO
-        ? undefined
-        : "the server's MCP_WORKSPACE_STDIO is off, so a workspace may not start its own stdio servers";
+      const [allowed, setting] =
+        server.scope === 'user' ? [this.config.MCP_USER_STDIO, 'MCP_USER_STDIO'] : [this.config.MCP_WORKSPACE_STDIO, 'MCP_WORKSPACE_STDIO'];
+      return allowed ? undefined : `the server's ${setting} is off, so ${whose} may not start stdio servers`;
     }
     return hostAllowed(server.config.url, this.config.MCP_ALLOWED_HOSTS)
       ? undefined
-      : `${new URL(server.config.url).hostname} is not on the server's MCP_ALLOWED_HOSTS, so a workspace may not connect to it`;
+      : `${new URL(server.config.url).hostname} is not on the server's MCP_ALLOWED_HOSTS, so ${whose} may not connect to it`;
   }
 
   private async listStdio(session: McpSession, name: string, config: StdioServerConfig): Promise<Tool[]> {
@@ -176,16 +180,19 @@ export class McpService implements OnModuleDestroy {
     };
   }
 
-  /** The admin's servers, then the workspace's; a workspace server cannot replace an admin's of the same name. */
-  private async declared(workspaceId: string): Promise<DeclaredServer[]> {
-    const own = await this.workspaceServers(workspaceId);
-    const taken = new Set(this.serverScope.map((s) => s.name));
-    const workspace = own.map((server): DeclaredServer =>
-      taken.has(server.name)
-        ? { name: server.name, scope: 'workspace', kind: 'invalid', problem: 'the server declares an MCP server of this name; the workspace cannot replace it' }
-        : server,
-    );
-    return [...this.serverScope, ...workspace];
+  /** The admin's servers, then the user's, then the workspace's; a later scope cannot take an earlier one's name. */
+  private async declared(session: McpSession): Promise<DeclaredServer[]> {
+    const [user, workspace] = await Promise.all([this.userServers.servers(session.ownerId), this.workspaceServers(session.workspaceId)]);
+    const all: DeclaredServer[] = [...this.serverScope];
+    for (const server of [...user, ...workspace]) {
+      const owner = all.find((s) => s.name === server.name);
+      all.push(
+        owner
+          ? { name: server.name, scope: server.scope, kind: 'invalid', problem: `the ${owner.scope} scope declares an MCP server of this name; ${server.scope} servers cannot replace it` }
+          : server,
+      );
+    }
+    return all;
   }
 
   private async workspaceServers(workspaceId: string): Promise<DeclaredServer[]> {

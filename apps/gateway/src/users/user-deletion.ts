@@ -57,6 +57,7 @@ export class UserDeletion {
         this.keys.userLimits(user.id),
         this.keys.userActiveTurns(user.id),
         this.keys.userInstructions(user.id),
+        this.keys.userMcp(user.id),
         this.keys.userOverQuota(user.id),
         this.keys.userSessions(user.id),
         this.keys.userWorkspaces(user.id),
