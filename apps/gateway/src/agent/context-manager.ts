@@ -6,6 +6,7 @@ import {
   CHARS_PER_TOKEN,
   baseEstimate,
   chooseCut,
+  currentTurnStart,
   estimateTokens,
   modelView,
   promptEstimate,
@@ -83,9 +84,11 @@ export class ContextManager {
     const from = state?.summarisedMessages ?? 0;
     const summaryTokens = Math.min(SUMMARY_MAX_TOKENS, Math.floor(contextSize / 4));
     const base = baseEstimate(request.systemPrompt, history, state, request.tools);
-    const cut = chooseCut(history, from, budget - base - summaryTokens);
+    // The reply's reserve gives way first: a model whose system prompt and tools fill most of its
+    // context still keeps its current turn, with the older ones summarised.
+    const cut = chooseCut(history, from, budget - base - summaryTokens) ?? currentTurnStart(history, from);
     if (cut === undefined) {
-      request.log.warn({ estimate: before, contextSize }, 'the prompt may not fit the context and nothing older is left to summarise');
+      request.log.warn({ estimate: before, contextSize }, 'the prompt may not fit the context and only the current turn is left');
       return { messages, historyLength: history.length, state };
     }
     const summary = await this.summarise(request, state?.summary ?? null, history.slice(from, cut), contextSize, summaryTokens);

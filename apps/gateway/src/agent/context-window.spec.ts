@@ -1,6 +1,6 @@
 import type { ChatMessage } from '@weft/contracts';
 import { describe, expect, it } from 'vitest';
-import { chooseCut, estimateTokens, modelView, promptEstimate, transcriptLines } from './context-window';
+import { chooseCut, currentTurnStart, estimateTokens, modelView, promptEstimate, transcriptLines } from './context-window';
 
 const words = (n: number) => 'x'.repeat(n * 4 - 16); // n tokens once the per-message overhead is added
 const history: ChatMessage[] = [
@@ -30,6 +30,13 @@ describe('context window', () => {
 
   it('finds no cut when even the last step does not fit', () => {
     expect(chooseCut(history, 0, 10)).toBeUndefined();
+  });
+
+  it("falls back to the current turn's start, so older turns can still be summarised (a system prompt that fills the context)", () => {
+    const start = history.findLastIndex((m) => m.role === 'user');
+    expect(currentTurnStart(history, 0)).toBe(start);
+    expect(currentTurnStart(history, start)).toBeUndefined();
+    expect(currentTurnStart([{ role: 'user', content: 'only' }], 0)).toBeUndefined();
   });
 
   it('sends the summary in the system prompt and only the messages after it', () => {

@@ -83,6 +83,15 @@ export function chooseCut(history: readonly ChatMessage[], from: number, room: n
   return undefined;
 }
 
+/**
+ * Where the current turn starts (its user message), when older messages are left to summarise:
+ * the last resort when no cut fits the budget. Undefined when the current turn is all there is.
+ */
+export function currentTurnStart(history: readonly ChatMessage[], from: number): number | undefined {
+  const start = history.findLastIndex((m) => m.role === 'user');
+  return start > from ? start : undefined;
+}
+
 /** The messages as plain text for the summariser, each clipped to `maxChars`. */
 export function transcriptLines(messages: readonly ChatMessage[], maxChars: number): string[] {
   return messages.map((message) => {
