@@ -19,6 +19,8 @@ import { RUNTIME_NOTE_PREFIX } from './system-prompt';
 
 /** The longest summary asked for, in tokens; a quarter of a small context at most. */
 export const SUMMARY_MAX_TOKENS = 1024;
+/** The least a summary gets when the context is nearly full without it. */
+const MIN_FALLBACK_SUMMARY_TOKENS = 64;
 /** Room for the summariser's own instructions, in tokens. */
 const SUMMARISER_OVERHEAD_TOKENS = 256;
 /** A chunk of transcript is never cut below this, however small the context. */
@@ -86,12 +88,20 @@ export class ContextManager {
     const base = baseEstimate(request.systemPrompt, history, state, request.tools);
     // The reply's reserve gives way first: a model whose system prompt and tools fill most of its
     // context still keeps its current turn, with the older ones summarised.
-    const cut = chooseCut(history, from, budget - base - summaryTokens) ?? currentTurnStart(history, from);
+    let cut = chooseCut(history, from, budget - base - summaryTokens);
+    let summaryBudget = summaryTokens;
+    if (cut === undefined) {
+      cut = currentTurnStart(history, from);
+      // What is left beside the fixed part and the current turn goes a third to the summary (read
+      // back, a summary can count more tokens than it was generated with) and the rest to the reply.
+      const left = contextSize - base - estimateTokens(history.slice(cut ?? history.length));
+      summaryBudget = Math.max(MIN_FALLBACK_SUMMARY_TOKENS, Math.min(summaryTokens, Math.floor(left / 3)));
+    }
     if (cut === undefined) {
       request.log.warn({ estimate: before, contextSize }, 'the prompt may not fit the context and only the current turn is left');
       return { messages, historyLength: history.length, state };
     }
-    const summary = await this.summarise(request, state?.summary ?? null, history.slice(from, cut), contextSize, summaryTokens);
+    const summary = await this.summarise(request, state?.summary ?? null, history.slice(from, cut), contextSize, summaryBudget);
     if (summary === '') {
       request.log.warn({ estimate: before, contextSize }, 'the model wrote an empty summary; the context was not compacted');
       return { messages, historyLength: history.length, state };
