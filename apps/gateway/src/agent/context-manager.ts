@@ -19,6 +19,8 @@ import { RUNTIME_NOTE_PREFIX } from './system-prompt';
 
 /** The longest summary asked for, in tokens; a quarter of a small context at most. */
 export const SUMMARY_MAX_TOKENS = 1024;
+/** The least room a reply is left before the older turns are summarised whatever it takes. */
+const MIN_REPLY_TOKENS = 512;
 /** The least a summary gets when the context is nearly full without it. */
 const MIN_FALLBACK_SUMMARY_TOKENS = 64;
 /** Room for the summariser's own instructions, in tokens. */
@@ -91,6 +93,15 @@ export class ContextManager {
     let cut = chooseCut(history, from, budget - base - summaryTokens);
     let summaryBudget = summaryTokens;
     if (cut === undefined) {
+      // No cut leaves the reply its full reserve. While the prompt still fits the context with a
+      // short reply, it goes as it is; past that, or once the worker counted the last prompt over
+      // the budget (its own count: estimates of model text can be far short), the older turns are
+      // summarised however small the summary has to be.
+      const measuredOver = (state?.measured?.promptTokens ?? 0) > budget;
+      if (before <= contextSize - MIN_REPLY_TOKENS && !measuredOver) {
+        request.log.warn({ estimate: before, contextSize }, 'the prompt leaves the reply less than its reserve');
+        return { messages, historyLength: history.length, state };
+      }
       cut = currentTurnStart(history, from);
       // What is left beside the fixed part and the current turn goes a third to the summary (read
       // back, a summary can count more tokens than it was generated with) and the rest to the reply.
