@@ -50,6 +50,8 @@ function healthOf(containerId: string): string {
 }
 
 export async function startStack(timeoutMs = 240_000): Promise<void> {
+  // What an interrupted run left (its volumes: Redis with its users) would leak into this one.
+  compose('down', '-v', '--remove-orphans');
   compose('up', '-d');
   const deadline = Date.now() + timeoutMs;
   let states: string[] = [];

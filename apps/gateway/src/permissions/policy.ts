@@ -212,7 +212,11 @@ export function normalisePath(path: string): { value: string; outside: boolean }
 function globMatches(pattern: string, path: string): boolean {
   const anchored = pattern.replace(/^\/+/, '');
   // Without a `/` a pattern names a file at any depth; a leading `/` ties it to the root.
-  return picomatch(anchored, { dot: true, basename: !pattern.includes('/') })(path);
+  const anyDepth = !pattern.includes('/');
+  // A pattern without glob characters is a name, compared as text (picomatch throws on a
+  // one-word pattern that is an Object.prototype key, such as `toString`).
+  if (!/[*?[\]{}()!+@\\]/.test(anchored)) return path === anchored || (anyDepth && path.endsWith(`/${anchored}`));
+  return picomatch(anchored, { dot: true, basename: anyDepth })(path);
 }
 
 /**

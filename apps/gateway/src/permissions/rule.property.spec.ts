@@ -157,6 +157,8 @@ describe('the permission policy, for arbitrary rules and file tool calls', () =>
           [{ name: 'run_command', arguments: { command: '"" a' } }],
           [{ name: 'write_file', arguments: { path: '../x' } }],
           [{ name: 'write_file', arguments: { path: 'notes.txt ' } }],
+          // picomatch threw on a one-word pattern named like an Object.prototype member.
+          [{ name: 'write_file', arguments: { path: 'toString' } }],
         ],
       },
     );
