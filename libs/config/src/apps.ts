@@ -84,6 +84,11 @@ export const gatewayConfigSchema = z.object({
   /** How long a permission request waits for an answer before it counts as a deny. */
   PERMISSION_TIMEOUT_MS: positiveInt().default(5 * 60_000),
   /**
+   * How long a turn waits for a permission answer holding its slot; after that it is parked (its
+   * job set aside in Redis, no slot held) and resumed on any replica when the answer comes.
+   */
+  PERMISSION_PARK_AFTER_MS: z.coerce.number().int().nonnegative().default(2_000),
+  /**
    * Server policy that no user, workspace or session can loosen, as JSON:
    * `{"deny":["Bash(curl:*)"],"ask":[],"allow":[]}`. Admins can add more at `/v1/admin/permissions`.
    */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { generateResultSchema } from './inference';
 import { execRequestSchema } from './sandbox';
 
 /** BullMQ queue and job names are persisted in Redis: do not rename. */
@@ -33,6 +34,21 @@ export const runTurnJobSchema = z.object({
   /** The model of this turn when not the session's (a task sent straight to the junior). */
   model: z.string().optional(),
   chain: chainInvocationSchema.optional(),
+  /**
+   * Set while the turn is parked (waiting for a person without holding a slot): what its runs
+   * before the park spent, so the resumed run carries the turn's usage and time budget on.
+   */
+  parked: z
+    .object({
+      usage: generateResultSchema.shape.usage,
+      /** Time the turn ran, not counting waits for a person. */
+      activeMs: z.number().nonnegative(),
+      /** Tool calls the turn made so far. */
+      toolCalls: z.number().int().nonnegative(),
+      /** How many times the turn has been parked. */
+      count: z.number().int().positive(),
+    })
+    .optional(),
 });
 export const agentJobSchema = z.discriminatedUnion('kind', [runTurnJobSchema]);
 export type RunTurnJob = z.infer<typeof runTurnJobSchema>;

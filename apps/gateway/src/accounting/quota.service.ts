@@ -71,6 +71,15 @@ export class QuotaService {
     throw this.refuse('concurrentTurns', concurrentTurns, used, TURNS_RETRY_AFTER_S, `You already run ${used} turns, your quota of concurrent turns is ${concurrentTurns}; wait for one to finish`);
   }
 
+  /**
+   * The turn's place in the fair order of the turn queue: its rank among the user's running turns
+   * divided by their weight, so a user's first turn goes before another's sixteenth.
+   */
+  async fairPlace(userId: string): Promise<number> {
+    const [running, { weight }] = await Promise.all([this.redis.zcard(this.keys.userActiveTurns(userId)), this.limits.effective(userId)]);
+    return Math.max(1, Math.ceil(running / weight));
+  }
+
   async releaseTurn(userId: string, sessionId: string, turnId: string): Promise<void> {
     await this.redis.zrem(this.keys.userActiveTurns(userId), member(sessionId, turnId));
   }

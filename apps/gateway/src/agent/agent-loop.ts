@@ -121,7 +121,7 @@ export class AgentLoop {
     if (!history.some((m) => m.role === 'assistant' && m.toolCalls?.some((c) => c.id === call.id))) {
       await this.store.appendMessage(spec.thread, { role: 'assistant', content: '', toolCalls: [call] });
     }
-    await this.emit(turn, spec, { type: 'tool.called', turnId: turn.turnId, call });
+    await this.announce(turn, spec, call);
     const outcome = await this.runCall(turn, spec, call);
     const state = await this.store.toolCallState(spec.thread, call.id);
     if (state.kind !== 'done') await this.store.recordToolResult(spec.thread, turn.turnId, call, outcome);
@@ -231,13 +231,24 @@ export class AgentLoop {
       if (looping) return looping;
       const overBudget = this.overBudget(turn);
       if (overBudget) return overBudget;
-      await this.emit(turn, spec, { type: 'tool.called', turnId: turn.turnId, call });
+      await this.announce(turn, spec, call);
       const outcome = await this.runCall(turn, spec, call);
       await this.store.recordToolResult(spec.thread, turn.turnId, call, outcome);
       const repeated = guard.afterResult(outcome);
       if (repeated) return repeated;
     }
     return undefined;
+  }
+
+  /**
+   * `tool.called`, once per call: a run resumed after a park (or another replica's death) finds
+   * the call it stopped in already announced. Logged before it is marked, so a crash in between
+   * repeats the event rather than losing it.
+   */
+  private async announce(turn: TurnContext, spec: LoopSpec, call: ToolCall): Promise<void> {
+    if (await this.store.wasAnnounced(spec.thread, call.id)) return;
+    await this.emit(turn, spec, { type: 'tool.called', turnId: turn.turnId, call });
+    await this.store.markAnnounced(spec.thread, call.id);
   }
 
   private async runCall(turn: TurnContext, spec: LoopSpec, call: ToolCall): Promise<ToolOutcome> {

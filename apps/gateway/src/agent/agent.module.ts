@@ -37,6 +37,7 @@ import { routingSandboxPort } from './sandbox/routing-sandbox-port';
 import { agentTools } from './tools/agent-tools';
 import { TurnCancellation } from './turn-cancellation';
 import { TurnControlModule } from './turn-control.module';
+import { TurnQueueModule } from './turn-queue.module';
 import { TurnRunner } from './turn-runner';
 import { TurnWorker } from './turn-worker';
 import { WorkspaceQuotaGuard } from '../workspaces/workspace-quota-guard';
@@ -50,6 +51,7 @@ import { WorkspacesModule } from '../workspaces/workspaces.module';
     PermissionsModule,
     InstructionsModule,
     TurnControlModule,
+    TurnQueueModule,
     ModelsModule,
     NotesModule,
     ChainsModule,

@@ -127,6 +127,9 @@ export interface TurnStore {
   appendEvent(sessionId: string, event: SessionEvent): Promise<void>;
   endTurn(sessionId: string, turnId: string): Promise<void>;
   toolCallState(thread: ThreadRef, callId: string): Promise<ToolCallState>;
+  /** Whether `tool.called` was logged for the call already (a resumed run must not log it twice). */
+  wasAnnounced(thread: ThreadRef, callId: string): Promise<boolean>;
+  markAnnounced(thread: ThreadRef, callId: string): Promise<void>;
   /** Marks a call as started; false when some run already did. */
   claimToolCall(thread: ThreadRef, callId: string): Promise<boolean>;
   /** The outcome, the tool message and `tool.completed`, written together. */
@@ -160,6 +163,11 @@ export interface PermissionContext {
   workspaceId: string;
   signal: AbortSignal;
   emit(event: SessionEvent): Promise<void>;
+  /**
+   * How long to wait for a person's answer before parking the turn (throwing `TurnParked`) so it
+   * holds no slot; without it the run waits for the answer or the deadline.
+   */
+  parkAfterMs?: number;
 }
 
 /** `waitedMs`: time spent waiting for a person, which the turn's wall-time budget does not count. */
@@ -167,6 +175,8 @@ export type Authorization = { allowed: true; waitedMs: number } | { allowed: fal
 
 export interface TurnPermissions {
   authorize(call: ToolCall): Promise<Authorization>;
+  /** Closes the turn's open questions as cancelled (a turn cancelled while parked never waits again). */
+  cancelOpenRequests(): Promise<void>;
 }
 
 export interface PermissionPort {

@@ -16,6 +16,8 @@ import type {
 
 /** What the results hash holds for a call that started and has not reported yet. */
 const STARTED = 'started';
+/** Field prefix in a thread's results hash marking a call whose `tool.called` is logged. */
+const ANNOUNCED = 'announced:';
 
 /**
  * The runner's store: session records, the messages and tool outcomes (by call id) of each
@@ -81,6 +83,14 @@ export class RedisTurnStore implements TurnStore {
     if (stored === null) return { kind: 'new' };
     if (stored === STARTED) return { kind: 'unknown' };
     return { kind: 'done', outcome: JSON.parse(stored) as ToolOutcome };
+  }
+
+  // In the results hash under a field of its own, so it goes wherever the call's result goes.
+  async wasAnnounced(thread: ThreadRef, callId: string): Promise<boolean> {
+    return (await this.redis.hexists(this.resultsKey(thread), `${ANNOUNCED}${callId}`)) === 1;
+  }
+  async markAnnounced(thread: ThreadRef, callId: string): Promise<void> {
+    await this.redis.hset(this.resultsKey(thread), `${ANNOUNCED}${callId}`, '1');
   }
 
   async claimToolCall(thread: ThreadRef, callId: string): Promise<boolean> {

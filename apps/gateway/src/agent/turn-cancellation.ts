@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import { RedisKeys } from '../infra/redis-keys';
 import { LOGGER, REDIS } from '../infra/tokens';
 import type { CancellationPort } from './ports';
+import { TurnQueue } from './turn-queue';
 
 /** A cancel outlives the turn by a day, so a run resumed late still sees it. */
 const CANCEL_TTL_SECONDS = 24 * 3600;
@@ -20,6 +21,7 @@ export class TurnCancellation implements CancellationPort, OnModuleInit, OnModul
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
     private readonly keys: RedisKeys,
+    private readonly queue: TurnQueue,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -37,6 +39,8 @@ export class TurnCancellation implements CancellationPort, OnModuleInit, OnModul
   async request(turnId: string, userId: string): Promise<void> {
     await this.redis.set(this.keys.turnCancel(turnId), JSON.stringify({ userId, at: new Date().toISOString() }), 'EX', CANCEL_TTL_SECONDS);
     await this.redis.publish(this.keys.turnCancelChannel(), turnId);
+    // A parked turn has no run to abort: woken, its next run sees the flag and ends cancelled.
+    await this.queue.wake(turnId);
   }
 
   async watch(turnId: string): Promise<{ signal: AbortSignal; dispose(): void }> {

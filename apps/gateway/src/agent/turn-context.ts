@@ -40,3 +40,17 @@ export interface LoopOutcome {
 }
 
 export class TurnCancelled extends Error {}
+
+/**
+ * Thrown from a permission wait that outlasted its patience: the run stops here, keeping
+ * everything stored, and the job is parked until the answer (or the question's deadline) wakes it.
+ */
+export class TurnParked extends Error {
+  constructor(
+    readonly requestId: string,
+    /** When the question times out: the latest the turn must be woken. */
+    readonly wakeAt: number,
+  ) {
+    super(`turn parked waiting for permission request ${requestId}`);
+  }
+}

@@ -78,6 +78,13 @@ class FakeStore implements TurnStore {
     if (stored === undefined) return { kind: 'new' };
     return stored === 'started' ? { kind: 'unknown' } : { kind: 'done', outcome: stored };
   }
+  private readonly announced = new Set<string>();
+  async wasAnnounced(ref: ThreadRef, callId: string) {
+    return this.announced.has(this.key(ref, callId));
+  }
+  async markAnnounced(ref: ThreadRef, callId: string) {
+    this.announced.add(this.key(ref, callId));
+  }
   async claimToolCall(ref: ThreadRef, callId: string) {
     if (this.results.has(this.key(ref, callId))) return false;
     this.results.set(this.key(ref, callId), 'started');
@@ -108,7 +115,7 @@ class FakeStore implements TurnStore {
   }
 }
 
-const allowAll: PermissionPort = { forTurn: () => ({ authorize: async () => ({ allowed: true, waitedMs: 0 }) }) };
+const allowAll: PermissionPort = { forTurn: () => ({ authorize: async () => ({ allowed: true, waitedMs: 0 }), cancelOpenRequests: async () => undefined }) };
 
 class FakeCancellation implements CancellationPort {
   readonly controller = new AbortController();
@@ -391,6 +398,7 @@ describe('TurnRunner', () => {
     const permissions: PermissionPort = {
       forTurn: () => ({
         authorize: async (): Promise<Authorization> => ({ allowed: false, output: 'AGENT.PERMISSION_DENIED: the user denied this call: use npm ci', waitedMs: 5 }),
+        cancelOpenRequests: async () => undefined,
       }),
     };
     const t = setup([{ toolCalls: [call('run_command', { command: 'npm install' })] }, { text: 'ok' }], { permissions });

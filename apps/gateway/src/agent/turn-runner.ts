@@ -19,11 +19,12 @@ import type {
   ToolOutcome,
   TurnAccountingPort,
   TurnSession,
+  TurnPermissions,
   TurnStore,
 } from './ports';
 import { type AgentRole, buildSystemPrompt } from './system-prompt';
 import { delegationThreadId } from './thread';
-import { type LoopOutcome, TurnCancelled, type TurnContext, type TurnProgressReport } from './turn-context';
+import { type LoopOutcome, TurnCancelled, type TurnContext, TurnParked, type TurnProgressReport } from './turn-context';
 import type { AgentTool, QuotaPort } from './tools/define-tool';
 import { toolsFor } from './tools/runtime-tools';
 
@@ -81,6 +82,11 @@ export interface TurnLimits {
 
 type JobRef = Pick<RunTurnJob, 'sessionId' | 'turnId'> & Partial<RunTurnJob>;
 
+/** How a run of a turn ended: the turn is over, or it is parked until a person answers. */
+export type TurnRunOutcome =
+  | { kind: 'ended' }
+  | { kind: 'parked'; requestId: string; wakeAt: number; state: NonNullable<RunTurnJob['parked']> };
+
 /**
  * Runs one turn: the plain tool loop, planning mode (a plan, subtasks each in their own loop) or
  * a chain, on the session's model or the one the job names. The loops persist every step, so a
@@ -103,19 +109,29 @@ export class TurnRunner {
     this.chainRunner = new ChainRunner(this.loop, deps.store, deps.chains, specFor);
   }
 
-  async run(input: JobRef, reportProgress: (report: TurnProgressReport) => Promise<void> = async () => undefined): Promise<void> {
+  /**
+   * Runs the turn to its end, or until it parks: with `parkAfterMs`, a permission question that
+   * nobody answers within that time stops this run with everything stored, and the caller parks
+   * the job until the answer comes; the next run carries on from there.
+   */
+  async run(
+    input: JobRef,
+    reportProgress: (report: TurnProgressReport) => Promise<void> = async () => undefined,
+    options: { parkAfterMs?: number } = {},
+  ): Promise<TurnRunOutcome> {
     const job: RunTurnJob = { kind: 'run-turn', userId: '', mode: 'chat', ...input };
     const { sessionId, turnId } = job;
     const log = this.deps.logger.child({ sessionId, turnId });
     const session = await this.deps.store.session(sessionId);
     if (!session || session.activeTurnId !== turnId) {
       log.warn('turn is no longer active; skipping');
-      return;
+      return { kind: 'ended' };
     }
     const watch = await this.deps.cancellation.watch(turnId);
     const model = job.model ?? session.model;
-    let toolCalls = 0;
+    let toolCalls = job.parked?.toolCalls ?? 0;
     let accounted = false;
+    let parked: TurnRunOutcome | undefined;
     // Before the turn's last event: a client that sees it end may start its next turn at once.
     const account = async () => {
       if (accounted) return;
@@ -129,14 +145,31 @@ export class TurnRunner {
       if (event.type === 'turn.completed' || event.type === 'turn.failed' || event.type === 'turn.cancelled') await account();
       return this.deps.store.appendEvent(sessionId, event);
     };
+    const permissions = this.deps.permissions.forTurn({
+      sessionId,
+      turnId,
+      ownerId: session.ownerId,
+      workspaceId: session.workspaceId,
+      signal: watch.signal,
+      emit,
+      ...(options.parkAfterMs !== undefined ? { parkAfterMs: options.parkAfterMs } : {}),
+    });
+    // A parked turn carries on where it stopped: the same usage and time budget, no second start.
+    const carried = job.parked;
+    const usage = carried ? { ...carried.usage } : { promptTokens: 0, completionTokens: 0 };
+    const startedAt = Date.now() - (carried?.activeMs ?? 0);
+    let turn: TurnContext | undefined;
     try {
-      const resumed = await this.isResumed(sessionId);
-      await emit({ type: 'turn.started', turnId, model, ...(resumed ? { resumed } : {}) });
-      if (resumed) log.info('resuming a turn another run left unfinished');
+      if (carried) log.info({ parkedTimes: carried.count }, 'resuming a parked turn');
+      else {
+        const resumed = await this.isResumed(sessionId);
+        await emit({ type: 'turn.started', turnId, model, ...(resumed ? { resumed } : {}) });
+        if (resumed) log.info('resuming a turn another run left unfinished');
+      }
       if (watch.signal.aborted) throw new TurnCancelled();
       const instructions = await raceAbort(this.deps.instructions.load(session), watch.signal);
       await this.deps.store.saveInstructions(sessionId, instructions);
-      const turn: TurnContext = {
+      turn = {
         job,
         sessionId,
         turnId,
@@ -145,19 +178,12 @@ export class TurnRunner {
         log,
         emit,
         cancel: watch.signal,
-        usage: { promptTokens: 0, completionTokens: 0 },
-        startedAt: Date.now(),
+        usage,
+        startedAt,
         waitedMs: 0,
         instructions,
         reportProgress,
-        permissions: this.deps.permissions.forTurn({
-          sessionId,
-          turnId,
-          ownerId: session.ownerId,
-          workspaceId: session.workspaceId,
-          signal: watch.signal,
-          emit,
-        }),
+        permissions,
       };
       const outcome = await this.runMode(turn);
       await emit({ type: 'message.completed', turnId, content: outcome.text });
@@ -170,13 +196,25 @@ export class TurnRunner {
       });
       log.info({ iterations: outcome.iterations, usage: turn.usage, mode: job.mode }, 'turn completed');
     } catch (error) {
-      if (watch.signal.aborted) await this.cancelled(sessionId, turnId, emit, log);
+      if (error instanceof TurnParked && !watch.signal.aborted) {
+        const activeMs = Date.now() - startedAt - (turn?.waitedMs ?? 0);
+        parked = {
+          kind: 'parked',
+          requestId: error.requestId,
+          wakeAt: error.wakeAt,
+          state: { usage, activeMs: Math.max(0, activeMs), toolCalls, count: (carried?.count ?? 0) + 1 },
+        };
+        log.info({ requestId: error.requestId }, 'turn parked until the permission question is answered');
+      } else if (watch.signal.aborted) await this.cancelled(sessionId, turnId, emit, log, permissions);
       else await this.fail(sessionId, turnId, error, emit, log);
     } finally {
       watch.dispose();
-      await this.deps.store.endTurn(sessionId, turnId);
-      await account();
+      if (!parked) {
+        await this.deps.store.endTurn(sessionId, turnId);
+        await account();
+      }
     }
+    return parked ?? { kind: 'ended' };
   }
 
   private async runMode(turn: TurnContext): Promise<LoopOutcome> {
@@ -300,9 +338,10 @@ export class TurnRunner {
     };
   }
 
-  private async cancelled(sessionId: string, turnId: string, emit: TurnContext['emit'], log: Logger): Promise<void> {
+  private async cancelled(sessionId: string, turnId: string, emit: TurnContext['emit'], log: Logger, permissions: TurnPermissions): Promise<void> {
     log.info('turn cancelled');
     try {
+      await permissions.cancelOpenRequests();
       await this.loop.closePending({ sessionId }, 'the turn was cancelled');
       const userId = await this.deps.cancellation.cancelledBy(turnId);
       await emit({ type: 'turn.cancelled', turnId, userId });

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ErrorCode, type ToolCall } from '@weft/contracts';
 import type { Logger } from '@weft/logging';
 import type { Authorization, PermissionContext, PermissionPort, TurnPermissions } from '../agent/ports';
+import { TurnParked } from '../agent/turn-context';
 import { newId } from '../common/ids';
 import { GATEWAY_CONFIG, type GatewaySettings } from '../config';
 import { LOGGER } from '../infra/tokens';
@@ -32,7 +33,30 @@ export class PermissionGate implements PermissionPort {
       workspaceFile ??= this.layers.workspaceFile(context.workspaceId).then((f) => f.rules);
       return workspaceFile;
     };
-    return { authorize: (call) => this.authorize(call, context, fileRules) };
+    return {
+      authorize: (call) => this.authorize(call, context, fileRules),
+      cancelOpenRequests: () => this.cancelOpenRequests(context),
+    };
+  }
+
+  private async cancelOpenRequests(context: PermissionContext): Promise<void> {
+    for (const request of await this.requests.pendingForSession(context.sessionId)) {
+      if (request.turnId !== context.turnId) continue;
+      const outcome = await this.requests.answer(request.requestId, { decision: 'deny', decidedBy: 'cancel', at: new Date().toISOString() });
+      if (outcome.kind === 'answered') await context.emit(this.cancelledEvent(request, context));
+    }
+  }
+
+  private cancelledEvent(request: Omit<PermissionRequest, 'status' | 'answer'>, context: PermissionContext) {
+    return {
+      type: 'permission.decided' as const,
+      turnId: context.turnId,
+      callId: request.callId,
+      tool: request.call.name,
+      requestId: request.requestId,
+      decision: 'deny' as const,
+      decidedBy: 'cancel' as const,
+    };
   }
 
   private async authorize(call: ToolCall, context: PermissionContext, fileRules: () => Promise<RuleSet>): Promise<Authorization> {
@@ -93,23 +117,21 @@ export class PermissionGate implements PermissionPort {
 
   private async wait(request: Omit<PermissionRequest, 'status' | 'answer'>, context: PermissionContext): Promise<Authorization> {
     const started = Date.now();
-    let answer: PermissionAnswer;
+    const deadline = Date.parse(request.expiresAt);
+    let answer: PermissionAnswer | undefined;
     try {
-      answer = await this.requests.waitForAnswer(request.requestId, Date.parse(request.expiresAt), context.signal);
+      answer =
+        context.parkAfterMs === undefined
+          ? await this.requests.waitForAnswer(request.requestId, deadline, context.signal)
+          : await this.requests.waitForAnswerUntil(request.requestId, deadline, started + context.parkAfterMs, context.signal);
     } catch (error) {
       if (!context.signal.aborted) throw error;
       await this.requests.answer(request.requestId, { decision: 'deny', decidedBy: 'cancel', at: new Date().toISOString() });
-      await context.emit({
-        type: 'permission.decided',
-        turnId: context.turnId,
-        callId: request.callId,
-        tool: request.call.name,
-        requestId: request.requestId,
-        decision: 'deny',
-        decidedBy: 'cancel',
-      });
+      await context.emit(this.cancelledEvent(request, context));
       throw error;
     }
+    // Nobody answered within the patience: the run stops and the job waits without a slot.
+    if (!answer) throw new TurnParked(request.requestId, deadline);
     await context.emit({
       type: 'permission.decided',
       turnId: context.turnId,

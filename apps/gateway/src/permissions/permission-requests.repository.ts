@@ -84,6 +84,10 @@ export class PermissionRequestsRepository {
     return requestId ? this.find(requestId) : undefined;
   }
 
+  async isAnswered(requestId: string): Promise<boolean> {
+    return (await this.redis.hget(this.keys.permissionRequest(requestId), 'status')) !== 'pending';
+  }
+
   async pendingForSession(sessionId: string): Promise<PermissionRequest[]> {
     const ids = await this.redis.hvals(this.keys.sessionPermissionRequests(sessionId));
     const found = await Promise.all(ids.map((id) => this.find(id)));
@@ -111,6 +115,18 @@ export class PermissionRequestsRepository {
    * timeout) or `signal` aborts (which rejects). Blocks on a connection of its own, dropped on abort.
    */
   async waitForAnswer(requestId: string, deadline: number, signal: AbortSignal): Promise<PermissionAnswer> {
+    return (await this.waitUntil(requestId, deadline, Infinity, signal)) as PermissionAnswer;
+  }
+
+  /**
+   * As `waitForAnswer`, but gives up at `giveUpAt` (before the deadline) with undefined, leaving
+   * the request pending: the turn parks and a later run waits on.
+   */
+  async waitForAnswerUntil(requestId: string, deadline: number, giveUpAt: number, signal: AbortSignal): Promise<PermissionAnswer | undefined> {
+    return this.waitUntil(requestId, deadline, giveUpAt, signal);
+  }
+
+  private async waitUntil(requestId: string, deadline: number, giveUpAt: number, signal: AbortSignal): Promise<PermissionAnswer | undefined> {
     const connection = this.redis.duplicate();
     const onAbort = () => connection.disconnect();
     signal.addEventListener('abort', onAbort, { once: true });
@@ -126,8 +142,10 @@ export class PermissionRequestsRepository {
           const outcome = await this.answer(requestId, timedOut);
           return outcome.kind === 'already' ? outcome.answer : timedOut;
         }
+        const patienceMs = Math.min(remainingMs, giveUpAt - Date.now());
+        if (patienceMs <= 0) return undefined;
         try {
-          await connection.blpop(this.keys.permissionAnswer(requestId), Math.max(0.01, Math.min(remainingMs / 1000, MAX_BLOCK_SECONDS)));
+          await connection.blpop(this.keys.permissionAnswer(requestId), Math.max(0.01, Math.min(patienceMs / 1000, MAX_BLOCK_SECONDS)));
         } catch (error) {
           signal.throwIfAborted();
           throw error;

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { TurnQueueModule } from '../agent/turn-queue.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { WorkspacesModule } from '../workspaces/workspaces.module';
 import { PermissionGate } from './permission-gate';
@@ -12,7 +13,7 @@ import { BashParser } from './shell/bash-parser';
 import { WorkspaceSettingsReader } from './workspace-settings.reader';
 
 @Module({
-  imports: [SessionsModule, WorkspacesModule],
+  imports: [SessionsModule, WorkspacesModule, TurnQueueModule],
   controllers: [PermissionRulesController, PermissionRequestsController, AdminPermissionsController],
   providers: [
     { provide: PermissionPolicy, useFactory: async () => new PermissionPolicy(await BashParser.load()) },
@@ -23,6 +24,6 @@ import { WorkspaceSettingsReader } from './workspace-settings.reader';
     PermissionsService,
     PermissionGate,
   ],
-  exports: [PermissionGate],
+  exports: [PermissionGate, PermissionRequestsRepository],
 })
 export class PermissionsModule {}

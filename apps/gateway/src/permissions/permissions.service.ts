@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, ErrorCode } from '@weft/contracts';
+import { TurnQueue } from '../agent/turn-queue';
 import { SessionsRepository } from '../sessions/sessions.repository';
 import { WorkspacesService } from '../workspaces/workspaces.service';
 import { type PermissionAnswer, type PermissionRequest, PermissionRequestsRepository } from './permission-requests.repository';
@@ -18,6 +19,7 @@ export class PermissionsService {
     private readonly layers: RuleLayersSource,
     private readonly sessions: SessionsRepository,
     private readonly workspaces: WorkspacesService,
+    private readonly turns: TurnQueue,
   ) {}
 
   async getRules(userId: string, ref: UserScopeRef) {
@@ -76,6 +78,8 @@ export class PermissionsService {
     const outcome = await this.requests.answer(requestId, answer);
     if (outcome.kind === 'missing') throw new AppError(ErrorCode.NotFound, `Permission request ${requestId} not found`);
     if (outcome.kind === 'already') throw closed(requestId, outcome.answer);
+    // A turn that stopped waiting (parked) is woken to carry on; one still waiting saw the answer.
+    await this.turns.wake(request.turnId);
     return { requestId, decision: body.decision, scope: answer.scope ?? null, storedRules: answer.storedRules ?? [] };
   }
 

@@ -195,7 +195,7 @@ export class SessionsService {
       throw new AppError(ErrorCode.TurnInProgress, `Session ${sessionId} is already running a turn`);
     }
     try {
-      await this.queue.enqueue({ sessionId, turnId, userId: ownerId, ...options });
+      await this.queue.enqueue({ sessionId, turnId, userId: ownerId, ...options }, await this.quotas.fairPlace(ownerId));
     } catch (error) {
       await this.quotas.releaseTurn(ownerId, sessionId, turnId);
       await this.events.append(sessionId, {
