@@ -30,6 +30,8 @@ export function terminalPermissionPrompt(out: TerminalStream, c: Colors, readAns
       const paint = line.startsWith('+') ? c.green : line.startsWith('-') ? c.red : c.dim;
       out.write(`    ${paint(line)}\n`);
     }
+    // Why it asks, and what a script-running command would really run (the package.json script).
+    for (const reason of event.reasons) out.write(`    ${c.dim(`(${reason})`)}\n`);
     for (;;) {
       out.write(`  ${c.bold('y')} once${always} · ${c.bold('n')} no [y/${always ? 'a/' : ''}n] `);
       const line = await readAnswer(signal).catch((error: unknown) => {

@@ -12,6 +12,9 @@ import type { RuleSet } from './rule';
 import { RuleLayersSource } from './rule-layers';
 import { describeSubject, subjectOf } from './tool-subjects';
 
+/** A command line that may run a package.json script (a cheap test; the policy decides exactly). */
+const MAY_RUN_SCRIPT = /\b(npm|pnpm|yarn)\b/;
+
 /**
  * The permission check of every tool call: the policy decides allow or deny at once, or the run
  * asks the user (`permission.requested`) and waits for the answer in Redis. Every outcome is
@@ -64,6 +67,10 @@ export class PermissionGate implements PermissionPort {
     if (earlier) return this.resume(earlier, context);
     const layers = await this.layers.layers(context, await fileRules());
     const subject = subjectOf(call);
+    // What an `npm run x` runs is in package.json: shown in the question, bound into allow_always.
+    if (subject.kind === 'command' && MAY_RUN_SCRIPT.test(subject.command)) {
+      subject.packageScripts = await this.layers.packageScripts(context.workspaceId);
+    }
     const decision = this.policy.evaluate(subject, layers);
     const base = { turnId: context.turnId, callId: call.id, tool: call.name };
     if (decision.behavior === 'allow' || decision.behavior === 'deny') {

@@ -125,7 +125,7 @@ describe('the bypass corpus', () => {
     const decision = bash('npm run test -- $(date)');
     expect(decision.reasons).toContain('command substitution ($(…))');
     expect(decision.suggestedRules).toEqual([]);
-    expect(bash('git status && npm run build').suggestedRules).toEqual(['Bash(git status)', 'Bash(npm run build)']);
+    expect(bash('git status && make build').suggestedRules).toEqual(['Bash(git status)', 'Bash(make build)']);
   });
 });
 

@@ -3,6 +3,7 @@ import picomatch from 'picomatch';
 import { type PermissionRule, type PermissionScope, type RuleLayer, RuleKind, parseRules } from './rule';
 import type { BashParser } from './shell/bash-parser';
 import { type CommandAnalysis, type SimpleCommand, analyzeCommand } from './shell/command-analysis';
+import { type PackageScripts, describeInvocation, scriptDigest, scriptInvocation } from './shell/package-scripts';
 import { basename } from './shell/words';
 import type { FileAction, PermissionSubject } from './tool-subjects';
 
@@ -47,7 +48,7 @@ export class PermissionPolicy {
     const rules = flatten(layers);
     switch (subject.kind) {
       case 'command':
-        return this.command(subject.tool, subject.command, analyzeCommand(this.parser, subject.command), rules);
+        return this.command(subject.tool, subject.command, analyzeCommand(this.parser, subject.command), rules, subject.packageScripts);
       case 'files':
         return files(subject.tool, subject.targets, rules);
       case 'code':
@@ -60,9 +61,14 @@ export class PermissionPolicy {
     }
   }
 
-  private command(tool: string, text: string, analysis: CommandAnalysis, rules: Layers): PolicyDecision {
+  private command(tool: string, text: string, analysis: CommandAnalysis, rules: Layers, packageScripts?: PackageScripts): PolicyDecision {
+    const scripts = scriptFacts(analysis.commands, packageScripts);
     const matches = (rule: ScopedRule, command: SimpleCommand, normalise: boolean) =>
-      isToolRule(rule, tool) || (rule.name === RuleKind.Bash && commandMatches(rule.specifier, command.words, normalise));
+      isToolRule(rule, tool) ||
+      (rule.name === RuleKind.Bash &&
+        commandMatches(rule.specifier, command.words, normalise) &&
+        (rule.scriptDigest === undefined || rule.scriptDigest === scripts.get(command)?.digest));
+    const runs = [...scripts.values()].map((fact) => fact.line);
     for (const rule of rules.deny) {
       const hit = analysis.commands.find((c) => matches(rule, c, true));
       if (hit) return deny(rule, `${show(hit)} in ${JSON.stringify(text)} matches ${rule.text}`);
@@ -76,18 +82,20 @@ export class PermissionPolicy {
     }
     const allowAll = rules.allow.find((rule) => isToolRule(rule, tool) || (rule.name === RuleKind.Bash && matchesEverything(rule.specifier)));
     if (analysis.risks.length > 0) {
-      if (allowAll) return { behavior: 'allow', rule: scoped(allowAll), reasons: [], suggestedRules: [] };
-      return ask(analysis.risks, []);
+      if (allowAll) return { behavior: 'allow', rule: scoped(allowAll), reasons: runs, suggestedRules: [] };
+      return ask([...analysis.risks, ...runs], []);
     }
     const unmatched = analysis.commands.filter((c) => !rules.allow.some((rule) => matches(rule, c, false)));
     if (unmatched.length === 0) {
       const first = rules.allow.find((rule) => analysis.commands.some((c) => matches(rule, c, false)));
-      return { behavior: 'allow', rule: first && scoped(first), reasons: [], suggestedRules: [] };
+      // The audit keeps what the allowed scripts were at the time.
+      return { behavior: 'allow', rule: first && scoped(first), reasons: runs, suggestedRules: [] };
     }
     // Only when every command can be named exactly: a partial suggestion would not allow the call.
-    const suggestions = unmatched.map(literalCommandRule);
+    const suggestions = unmatched.map((c) => literalCommandRule(c, scripts.get(c)));
     const complete = suggestions.every((rule) => rule !== undefined) ? [...new Set(suggestions as string[])] : [];
-    return ask(unmatched.map((c) => `no rule allows ${show(c)}`), complete);
+    const notes = unmatched.flatMap((c) => nearMisses(c, rules.allow));
+    return ask([...unmatched.map((c) => `no rule allows ${show(c)}`), ...notes, ...runs], complete);
   }
 }
 
@@ -224,9 +232,57 @@ function globMatches(pattern: string, path: string): boolean {
  * (`$(…)`), empty, holds a space or a `*`: written into a rule those would widen it (`rm '*'`
  * would become `Bash(rm *)`, which allows `rm -rf /`) or fail to match the same call again.
  */
-function literalCommandRule(command: SimpleCommand): string | undefined {
-  if (command.words.some((word) => word === null || word === '' || /[\s*]/.test(word))) return undefined;
+function literalCommandRule(command: SimpleCommand, script: ScriptFact | undefined): string | undefined {
+  if (command.words.some((word) => word === null || word === '' || /[\s*]/.test(word) || word.startsWith('#'))) return undefined;
+  // A script-running command is allowed for what its script says now, or not always at all.
+  if (script) return script.digest ? `Bash(${command.words.join(' ')} #script:${script.digest})` : undefined;
   return `Bash(${command.words.join(' ')})`;
+}
+
+interface ScriptFact {
+  /** The fingerprint of what it runs; undefined when that cannot be known (no script, another package.json). */
+  digest?: string;
+  /** What it runs, for the question and the audit. */
+  line: string;
+}
+
+/** The package.json script each command runs, where it runs one; after a `cd` the script is not the workspace's. */
+function scriptFacts(commands: readonly SimpleCommand[], found: PackageScripts | undefined): Map<SimpleCommand, ScriptFact> {
+  const facts = new Map<SimpleCommand, ScriptFact>();
+  let cwdChanged = false;
+  for (const command of commands) {
+    const program = command.words[0];
+    if (program === null || program === 'cd' || program === 'pushd' || program === 'popd') cwdChanged = true;
+    const invocation = scriptInvocation(command.words);
+    if (!invocation) continue;
+    const read = found ?? { kind: 'none', why: 'it was not read' };
+    const verifiable = !cwdChanged && !invocation.otherPackage && read.kind === 'read';
+    const digest = verifiable ? scriptDigest(read.scripts, invocation.script) : undefined;
+    facts.set(command, { ...(digest ? { digest } : {}), line: describeInvocation(show(command), invocation, read, cwdChanged) });
+  }
+  return facts;
+}
+
+/**
+ * Why an allow rule that looks as if it covers the command does not: a `:*` prefix ends at a whole
+ * word (`Bash(npm run test:*)` does not cover `npm run test:unit`, unlike Claude Code's text
+ * prefixes), or the script changed since a bound rule was stored.
+ */
+function nearMisses(command: SimpleCommand, allow: readonly ScopedRule[]): string[] {
+  const text = show(command);
+  const notes: string[] = [];
+  for (const rule of allow) {
+    if (rule.name !== RuleKind.Bash || rule.specifier === null) continue;
+    if (rule.scriptDigest !== undefined && commandMatches(rule.specifier, command.words, false)) {
+      notes.push(`${rule.text} no longer covers ${text}: the script changed since it was allowed`);
+    } else if (rule.specifier.endsWith(':*') && !matchesEverything(rule.specifier)) {
+      const prefix = splitWords(rule.specifier.slice(0, -2)).join(' ');
+      if (text.startsWith(prefix) && !commandMatches(rule.specifier, command.words, false)) {
+        notes.push(`${rule.text} does not cover ${text}: a :* prefix ends at a whole word`);
+      }
+    }
+  }
+  return notes;
 }
 
 /**

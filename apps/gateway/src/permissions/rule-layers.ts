@@ -52,4 +52,8 @@ export class RuleLayersSource {
   workspaceFile(workspaceId: string) {
     return this.settings.read(workspaceId);
   }
+
+  packageScripts(workspaceId: string) {
+    return this.settings.readPackageScripts(workspaceId);
+  }
 }

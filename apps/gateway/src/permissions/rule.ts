@@ -10,7 +10,14 @@ export interface PermissionRule {
   name: string;
   specifier: string | null;
   text: string;
+  /**
+   * `Bash(npm run test #script:<digest>)`: the rule matches only while the package.json script the
+   * command runs has this fingerprint (what `allow_always` stores for a script-running command).
+   */
+  scriptDigest?: string;
 }
+
+const SCRIPT_BINDING = /\s+#script:([0-9a-f]{16})$/;
 
 export type PermissionScope = 'server' | 'user' | 'workspace' | 'workspace-file' | 'session';
 /** Scopes a user can write rules to (server rules belong to the admin; the file belongs to the repo). */
@@ -40,6 +47,12 @@ export function parseRule(text: string): PermissionRule | string {
   if (specifier === null) return { name, specifier, text: name };
   if (!KINDS.has(name)) return `${name} takes no specifier; specifiers are for ${[...KINDS].join(', ')}`;
   if (specifier === '') return 'the specifier is empty';
+  const binding = name === RuleKind.Bash ? SCRIPT_BINDING.exec(specifier) : null;
+  if (binding) {
+    const command = specifier.slice(0, binding.index).trim();
+    if (command === '' || command.includes('*')) return 'a #script: binding needs an exact command, without * or :*';
+    return { name, specifier: command, text: `${name}(${command} #script:${binding[1]})`, scriptDigest: binding[1] };
+  }
   if (name === RuleKind.Bash && specifier.slice(0, -2).includes(':*')) return ':* may only end a Bash specifier';
   return { name, specifier, text: `${name}(${specifier})` };
 }

@@ -1,10 +1,12 @@
 import type { ToolCall } from '@weft/contracts';
+import type { PackageScripts } from './shell/package-scripts';
 
 export type FileAction = 'read' | 'write' | 'delete';
 
 /** What a tool call would touch, in the terms the rules speak. */
 export type PermissionSubject =
-  | { kind: 'command'; tool: string; command: string }
+  /** `packageScripts`: the workspace's package.json scripts, read when the command may run one. */
+  | { kind: 'command'; tool: string; command: string; packageScripts?: PackageScripts }
   | { kind: 'files'; tool: string; targets: Array<{ action: FileAction; path: string }> }
   | { kind: 'code'; tool: string }
   | { kind: 'other'; tool: string }

@@ -5,6 +5,7 @@ import { RpcClient } from '@weft/messaging';
 import { z } from 'zod';
 import { LOGGER } from '../infra/tokens';
 import { type RuleSet, parseRule } from './rule';
+import { type PackageScripts, parsePackageScripts } from './shell/package-scripts';
 
 /** The workspace's own settings file; a cloned repository may carry one. */
 export const WORKSPACE_SETTINGS_PATH = '.weft/settings.json';
@@ -45,6 +46,22 @@ export class WorkspaceSettingsReader {
       throw error;
     }
     return fromText(text, (problem) => this.logger.warn({ workspaceId, problem }, `ignoring part of ${WORKSPACE_SETTINGS_PATH}`));
+  }
+
+  /** The scripts of the workspace's root `package.json`, read fresh: the agent may have just changed them. */
+  async readPackageScripts(workspaceId: string): Promise<PackageScripts> {
+    try {
+      const result = await this.rpc.request(Routes.toolsReadPath, { workspaceId, path: 'package.json' });
+      if (result.kind !== 'file') return { kind: 'none', why: 'package.json is not a file' };
+      return parsePackageScripts(Buffer.from(result.contentBase64, 'base64').toString('utf8'));
+    } catch (error) {
+      if (error instanceof AppError && (error.code === ErrorCode.FileNotFound || error.code === ErrorCode.NotAFile)) {
+        return { kind: 'none', why: 'there is no package.json' };
+      }
+      // Not knowing the script only means asking: a bound rule cannot match what was not read.
+      this.logger.warn({ err: error, workspaceId }, 'could not read package.json for a permission check');
+      return { kind: 'none', why: 'the tools worker did not answer' };
+    }
   }
 }
 
