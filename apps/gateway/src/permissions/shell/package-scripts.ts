@@ -38,6 +38,7 @@ export function scriptInvocation(words: readonly Word[]): ScriptInvocation | und
   let otherPackage = false;
   for (let i = 0; i < rest.length; i++) {
     const word = rest[i];
+    if (word === undefined) continue;
     if (word === null) otherPackage = true;
     else if (!word.startsWith('-')) operands.push(word);
     else {
