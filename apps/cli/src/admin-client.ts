@@ -11,27 +11,35 @@ const keySchema = z.object({
   expiresAt: z.string().nullable(),
   lastUsedAt: z.string().nullable(),
 });
-const userSchema = z.object({ id: z.string(), name: z.string(), createdAt: z.string(), disabled: z.boolean(), keys: z.array(keySchema) });
+export const USER_ROLES = ['admin', 'member'] as const;
+export type UserRole = (typeof USER_ROLES)[number];
+const roleSchema = z.enum(USER_ROLES);
+const userSchema = z.object({ id: z.string(), name: z.string(), createdAt: z.string(), role: roleSchema, disabled: z.boolean(), keys: z.array(keySchema) });
 const usersSchema = z.object({ users: z.array(userSchema) });
-const createdUserSchema = z.object({ id: z.string(), name: z.string() });
+const createdUserSchema = z.object({ id: z.string(), name: z.string(), role: roleSchema });
 const updatedUserSchema = userSchema.extend({ cancelledTurns: z.number() });
 const createdKeySchema = keySchema.extend({ key: z.string() });
 const deletedUserSchema = z.object({ id: z.string(), name: z.string(), sessions: z.number(), workspaces: z.number(), keys: z.number() });
+const bootstrapTokenSchema = z.object({ state: z.enum(['env', 'rotated', 'off']), changedAt: z.string().nullable(), enabledAdmins: z.number() });
+const rotatedTokenSchema = bootstrapTokenSchema.extend({ token: z.string() });
 
 export type AdminUser = z.infer<typeof userSchema>;
 export type AdminKey = z.infer<typeof keySchema>;
 export type CreatedKey = z.infer<typeof createdKeySchema>;
 export type UpdatedUser = z.infer<typeof updatedUserSchema>;
 export type DeletedUser = z.infer<typeof deletedUserSchema>;
+export type BootstrapToken = z.infer<typeof bootstrapTokenSchema>;
+export type RotatedToken = z.infer<typeof rotatedTokenSchema>;
 
 const userPath = (userId: string) => `/v1/admin/users/${encodeURIComponent(userId)}`;
 
-/** The gateway's admin routes (docs/api.md, "Admin"), with WEFT_ADMIN_TOKEN as the bearer. */
+/** The gateway's admin routes (docs/api.md, "Admin"), with the bootstrap token or an admin user's key as the bearer. */
 export class AdminClient {
   private readonly http: GatewayHttp;
 
   constructor(
     readonly baseUrl: string,
+    /** The bootstrap token, or an admin user's API key. */
     adminToken: string,
     fetchFn: FetchFn = fetch,
   ) {
@@ -46,9 +54,14 @@ export class AdminClient {
     return this.json('GET', userPath(userId), userSchema);
   }
 
-  /** 409 `COMMON.CONFLICT` when the name is taken. */
-  createUser(name: string): Promise<{ id: string; name: string }> {
-    return this.json('POST', '/v1/admin/users', createdUserSchema, jsonBody({ name }));
+  /** 409 `COMMON.CONFLICT` when the name is taken. The gateway's default role is `member`. */
+  createUser(name: string, role?: UserRole): Promise<{ id: string; name: string; role: UserRole }> {
+    return this.json('POST', '/v1/admin/users', createdUserSchema, jsonBody(role ? { name, role } : { name }));
+  }
+
+  /** 409 `AUTH.LAST_ADMIN` when it would demote the last enabled admin while the bootstrap token is off. */
+  setRole(userId: string, role: UserRole): Promise<UpdatedUser> {
+    return this.json('PATCH', userPath(userId), updatedUserSchema, jsonBody({ role }));
   }
 
   /** Disabling refuses the user's keys and cancels their running turns. */
@@ -86,6 +99,20 @@ export class AdminClient {
   /** The same rows as CSV, header first, as the gateway writes it. */
   usageCsv(filter: UsageFilter & { user?: string }): Promise<string> {
     return this.guard(() => this.http.text('GET', `/v1/admin/usage${queryString({ ...filter, format: 'csv' })}`));
+  }
+
+  bootstrapToken(): Promise<BootstrapToken> {
+    return this.json('GET', '/v1/admin/bootstrap-token', bootstrapTokenSchema);
+  }
+
+  /** The new bootstrap token, which the gateway shows this once; the one before is refused from now on. */
+  rotateBootstrapToken(): Promise<RotatedToken> {
+    return this.json('POST', '/v1/admin/bootstrap-token/rotate', rotatedTokenSchema);
+  }
+
+  /** 409 `AUTH.LAST_ADMIN` while no enabled admin user exists. */
+  turnOffBootstrapToken(): Promise<BootstrapToken> {
+    return this.json('DELETE', '/v1/admin/bootstrap-token', bootstrapTokenSchema);
   }
 
   private json<T>(method: string, path: string, schema: z.ZodType<T>, options?: RequestOptions): Promise<T> {

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -120,9 +120,9 @@ describe('weft admin', () => {
     expect((await weft(['login', '--url', gateway.base, '--key', key], env())).code).toBe(0);
     const listed = await weft(['admin', 'users', '--admin-token', TEST_ADMIN_TOKEN], { HOME: home, XDG_CONFIG_HOME: join(home, 'config') });
     expect(listed.code, listed.stderr).toBe(0);
-    expect(cells(listed.stdout.split('\n')[0])).toEqual(['name', 'id', 'disabled', 'keys', 'last key use']);
-    const [, id, disabled, keys, lastUse] = cells(lineWith(listed.stdout, userId));
-    expect({ id, disabled, keys }).toEqual({ id: userId, disabled: 'no', keys: '1' });
+    expect(cells(listed.stdout.split('\n')[0])).toEqual(['name', 'id', 'role', 'disabled', 'keys', 'last key use']);
+    const [, id, role, disabled, keys, lastUse] = cells(lineWith(listed.stdout, userId));
+    expect({ id, role, disabled, keys }).toEqual({ id: userId, role: 'member', disabled: 'no', keys: '1' });
     expect(lastUse).toMatch(new RegExp(`^${today()} \\d{2}:\\d{2}$`));
     expect(listed.stdout).not.toContain(key);
   });
@@ -171,7 +171,7 @@ describe('weft admin', () => {
     expect(disabled.stdout).toContain(`disabled disabled-${runId} (${f.userId}): their keys are refused; 1 running turn cancelled`);
     const refused = await weft(['usage'], asUser(f));
     expect(refused.stderr).toContain(`is disabled; ask your admin (AUTH.FORBIDDEN)`);
-    expect(cells(lineWith((await admin('users')).stdout, f.userId))[2]).toBe('yes');
+    expect(cells(lineWith((await admin('users')).stdout, f.userId))[3]).toBe('yes');
 
     const enabled = await admin('enable', f.userId);
     expect(enabled.stdout).toContain(`enabled disabled-${runId} (${f.userId}): their keys work again`);
@@ -255,5 +255,96 @@ describe('weft workspace', () => {
     const again = await weft(['workspace', 'delete', id], asUser(f));
     expect(again.code).toBe(1);
     expect(again.stderr).toContain(`Workspace ${id} not found`);
+  });
+});
+
+/**
+ * Admin users and the bootstrap token. Last in the file and in order: once the token is rotated,
+ * TEST_ADMIN_TOKEN (and the fixtures above) no longer work.
+ */
+describe('weft admin as an admin user, and the bootstrap token', () => {
+  let bossHome: string;
+  let boss: { id: string; key: string; name: string };
+  let bootstrap: string;
+  /** The admin who set up with `weft setup`, through the key it saved. */
+  const asBoss = (...args: string[]) => weft(['admin', ...args], { HOME: bossHome, XDG_CONFIG_HOME: join(bossHome, 'config') });
+
+  afterAll(async () => {
+    if (bossHome) await rm(bossHome, { recursive: true, force: true });
+  });
+
+  it("makes the first user an admin in `weft setup`, whose saved key then runs `weft admin`", async () => {
+    bossHome = await mkdtemp(join(tmpdir(), 'weft-cli-boss-'));
+    const name = `boss-${runId}`;
+    const bossEnv = { HOME: bossHome, XDG_CONFIG_HOME: join(bossHome, 'config'), WEFT_ADMIN_TOKEN: TEST_ADMIN_TOKEN };
+    const setup = await weft(['setup', '--yes', '--url', gateway.base, '--name', name], bossEnv);
+    expect(setup.stdout).toMatch(new RegExp(`^✓ created user ${name} \\(usr_\\S+\\) and a key`, 'm'));
+    expect(setup.stdout).toContain(`${name} is an admin: \`weft admin\` works with this key`);
+    const saved = JSON.parse(await readFile(join(bossHome, 'config', 'weft', 'config.json'), 'utf8')) as { key: string };
+    const me = await client.api('GET', '/v1/me', saved.key);
+    expect(me.json).toMatchObject({ name, role: 'admin' });
+    boss = { id: String(me.json.id), key: saved.key, name };
+
+    const listed = await asBoss('users');
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(cells(lineWith(listed.stdout, boss.id)).slice(1, 3)).toEqual([boss.id, 'admin']);
+    const created = await asBoss('create-user', `dev-${runId}`);
+    expect(created.stderr).toContain(`created member dev-${runId}`);
+    const devId = created.stdout.trim();
+    const devKey = (await asBoss('create-key', devId)).stdout.trim();
+    const refused = await weft(['admin', 'users'], env({ WEFT_KEY: devKey }));
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`error: User dev-${runId} is a member, not an admin: admin routes take an admin user's key or the bootstrap token (AUTH.ADMIN_REQUIRED)`);
+
+    const promoted = await asBoss('role', devId, 'admin');
+    expect(promoted.stdout).toContain(`dev-${runId} (${devId}) is now an admin: their keys manage this gateway`);
+    expect((await weft(['admin', 'users'], env({ WEFT_KEY: devKey }))).code).toBe(0);
+    expect((await asBoss('role', devId, 'member')).stdout).toContain('is now a member');
+    expect((await asBoss('role', devId, 'owner')).stderr).toContain("error: command-argument value 'owner' is invalid for argument 'role'. Allowed choices are admin, member.");
+    expect((await asBoss('user', devId)).stdout).toContain(`dev-${runId}  ${devId}  member`);
+
+    const audit = await client.api('GET', '/v1/admin/audit?limit=2', boss.key);
+    expect(audit.json.entries).toMatchObject([
+      { action: 'role.set', actor: boss.id, userId: devId, details: { role: 'member', previous: 'admin' } },
+      { action: 'role.set', actor: boss.id, userId: devId, details: { role: 'admin', previous: 'member' } },
+    ]);
+  });
+
+  it('rotates the bootstrap token and prints it once; the one before is refused at once', async () => {
+    const rotated = await admin('rotate-token');
+    expect(rotated.code, rotated.stderr).toBe(0);
+    bootstrap = rotated.stdout.trim();
+    expect(bootstrap).toMatch(/^weft_bootstrap_\S{43}$/);
+    expect(rotated.stderr).toContain('this token is shown only once');
+    expect(rotated.stderr).toContain('WEFT_ADMIN_TOKEN included');
+
+    const old = await admin('users');
+    expect(old.code).toBe(1);
+    expect(old.stderr).toContain('error: the gateway refused the admin token (WEFT_ADMIN_TOKEN was replaced by a rotated bootstrap token on');
+    expect((await weft(['admin', 'users', '--admin-token', bootstrap], env())).code).toBe(0);
+    const state = await asBoss('bootstrap-token');
+    expect(state.stdout).toMatch(/^bootstrap token: the token rotated at \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC \(WEFT_ADMIN_TOKEN is refused\)$/m);
+    expect(state.stdout).toContain('enabled admin users: 1');
+  });
+
+  it('turns the bootstrap token off only while an admin user exists, and then keeps the last admin', async () => {
+    const withToken = (...args: string[]) => weft(['admin', ...args], env({ WEFT_ADMIN_TOKEN: bootstrap }));
+    expect((await withToken('role', boss.id, 'member')).code).toBe(0);
+    const refused = await withToken('bootstrap-token', 'off');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('no enabled admin user exists, so no one could administer this gateway');
+    expect(refused.stderr).toContain('(AUTH.LAST_ADMIN)');
+
+    expect((await withToken('role', boss.id, 'admin')).code).toBe(0);
+    const off = await asBoss('bootstrap-token', 'off');
+    expect(off.code, off.stderr).toBe(0);
+    expect(off.stdout).toMatch(/^✓ bootstrap token: off since .+ UTC: only admin users' keys manage this gateway$/m);
+    expect((await withToken('users')).stderr).toContain('(Invalid admin token)');
+
+    const demote = await asBoss('role', boss.id, 'member');
+    expect(demote.code).toBe(1);
+    expect(demote.stderr).toContain(`Refusing to demote ${boss.name} (${boss.id}): they are the last enabled admin user and the bootstrap token is off`);
+    expect((await asBoss('disable', boss.id)).stderr).toContain('(AUTH.LAST_ADMIN)');
+    expect((await asBoss('users')).code).toBe(0);
   });
 });

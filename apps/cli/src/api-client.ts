@@ -1,4 +1,4 @@
-import { chatMessageSchema, modelInfoSchema } from '@weft/contracts';
+import { type WorkspaceManifest, type WorkspaceSyncBody, type WorkspaceSyncResult, chatMessageSchema, modelInfoSchema, workspaceManifestSchema, workspaceSyncResultSchema } from '@weft/contracts';
 import { z } from 'zod';
 import { myLimitsSchema, myUsageSchema, type MyLimits, type MyUsage, type UsageFilter } from './accounting-schemas';
 import { ProtocolError } from './errors';
@@ -130,6 +130,18 @@ export class ApiClient {
   /** 409 while a turn runs in it. */
   async deleteWorkspace(id: string): Promise<void> {
     await this.http.send('DELETE', `/v1/workspaces/${encodeURIComponent(id)}`, {});
+  }
+
+  /** Every file (size, SHA-256), link and folder of the workspace outside .git and node_modules. */
+  workspaceManifest(id: string): Promise<WorkspaceManifest> {
+    const signal = AbortSignal.timeout(TRANSFER_TIMEOUT_MS);
+    return this.http.json('GET', `/v1/workspaces/${encodeURIComponent(id)}/manifest`, workspaceManifestSchema, { signal });
+  }
+
+  /** Writes the archive's entries and removes `deleted`, all or nothing; 409 while a turn runs in it. */
+  syncWorkspace(id: string, change: WorkspaceSyncBody): Promise<WorkspaceSyncResult> {
+    const signal = AbortSignal.timeout(TRANSFER_TIMEOUT_MS);
+    return this.http.json('POST', `/v1/workspaces/${encodeURIComponent(id)}/sync`, workspaceSyncResultSchema, { ...jsonBody(change), signal });
   }
 
   /** The workspace as a tar.gz byte stream. */

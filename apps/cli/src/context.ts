@@ -1,6 +1,6 @@
 import { AdminClient } from './admin-client';
 import { ApiClient } from './api-client';
-import { ConfigStore, resolveCredentials, resolveGatewayUrl, type CliEnv } from './config-store';
+import { ConfigStore, normalizeUrl, resolveCredentials, resolveGatewayUrl, type CliEnv } from './config-store';
 import { UsageError } from './errors';
 import { colorsFor, type Colors } from './render';
 
@@ -45,8 +45,15 @@ export interface AdminTarget {
   readonly url?: string;
 }
 
+/**
+ * The admin credential: `--admin-token`, WEFT_ADMIN_TOKEN (the bootstrap token or an admin user's
+ * key), then the user's own key (WEFT_KEY, or the saved one when saved for this gateway).
+ */
 export async function connectAdmin(ctx: CliContext, target: AdminTarget): Promise<AdminClient> {
-  const token = target.adminToken || ctx.env.WEFT_ADMIN_TOKEN;
-  if (!token) throw new UsageError('no admin token: pass --admin-token <token> or set WEFT_ADMIN_TOKEN');
-  return new AdminClient(await resolveGatewayUrl(new ConfigStore(ctx.env), ctx.env, target.url), token);
+  const store = new ConfigStore(ctx.env);
+  const url = await resolveGatewayUrl(store, ctx.env, target.url);
+  const saved = target.adminToken || ctx.env.WEFT_ADMIN_TOKEN || ctx.env.WEFT_KEY ? undefined : await store.load();
+  const token = target.adminToken || ctx.env.WEFT_ADMIN_TOKEN || ctx.env.WEFT_KEY || (saved && normalizeUrl(saved.url) === url ? saved.key : undefined);
+  if (!token) throw new UsageError("no admin token: pass --admin-token <token> or set WEFT_ADMIN_TOKEN, or log in with an admin user's key (`weft login`)");
+  return new AdminClient(url, token);
 }

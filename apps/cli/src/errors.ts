@@ -27,7 +27,7 @@ export class AdminTokenRefusedError extends CliError {
     readonly code: string,
     reason: string,
   ) {
-    super(`the gateway refused the admin token (${reason}): pass its WEFT_ADMIN_TOKEN with --admin-token or in WEFT_ADMIN_TOKEN`);
+    super(`the gateway refused the admin token (${reason}): pass the bootstrap token or an admin user's key with --admin-token or in WEFT_ADMIN_TOKEN`);
     this.name = 'AdminTokenRefusedError';
   }
 }

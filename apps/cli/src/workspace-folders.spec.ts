@@ -41,4 +41,20 @@ describe('WorkspaceFolders', () => {
     await folders.remember('ws_x', '/src');
     expect(await folders.folderOf('ws_x')).toBe('/src');
   });
+
+  it('lists the uploads of a folder newest first, each with the gateway and user it belongs to when known', async () => {
+    const folders = new WorkspaceFolders({ XDG_STATE_HOME: state });
+    const ada = { gateway: 'http://gw:8080', userId: 'usr_ada' };
+    await folders.remember('ws_legacy', '/src/app', new Date('2026-01-01T00:00:00Z'));
+    await folders.remember('ws_ada', '/src/app', new Date('2026-02-01T00:00:00Z'), ada);
+    await folders.remember('ws_other', '/src/api', new Date('2026-03-01T00:00:00Z'), ada);
+    expect(await folders.uploadsFrom('/src/app')).toEqual([
+      { workspaceId: 'ws_ada', uploadedAt: '2026-02-01T00:00:00.000Z', owner: ada },
+      { workspaceId: 'ws_legacy', uploadedAt: '2026-01-01T00:00:00.000Z' },
+    ]);
+    // Synced again: it becomes the folder's newest.
+    await folders.remember('ws_legacy', '/src/app', new Date('2026-04-01T00:00:00Z'), ada);
+    expect((await folders.uploadsFrom('/src/app')).map((u) => u.workspaceId)).toEqual(['ws_legacy', 'ws_ada']);
+    expect(await folders.latestFrom('/src/app')).toBe('ws_legacy');
+  });
 });

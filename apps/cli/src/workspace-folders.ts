@@ -7,13 +7,29 @@ import type { CliEnv } from './config-store';
 /** Enough for years of uploads; the oldest are forgotten first. */
 export const MAX_REMEMBERED_WORKSPACES = 1000;
 
-const uploadSchema = z.object({ dir: z.string(), uploadedAt: z.string() });
+/** `gateway` and `userId`: whose workspace it is; uploads remembered before they were recorded have neither. */
+const uploadSchema = z.object({ dir: z.string(), uploadedAt: z.string(), gateway: z.string().optional(), userId: z.string().optional() });
 const fileSchema = z.object({ workspaces: z.record(z.string(), uploadSchema) });
 type Uploads = Record<string, z.infer<typeof uploadSchema>>;
 
+/** The gateway (its URL) and the user a workspace belongs to. */
+export interface WorkspaceOwner {
+  readonly gateway: string;
+  readonly userId: string;
+}
+
+/** A workspace uploaded (or last synced) from a folder. */
+export interface FolderUpload {
+  readonly workspaceId: string;
+  readonly uploadedAt: string;
+  readonly owner?: WorkspaceOwner;
+}
+
 /**
- * Which local folder each workspace was uploaded from, so `weft apply` knows where the agent's
- * changes go: `$XDG_STATE_HOME/weft/workspaces.json` (default `~/.local/state`).
+ * Which local folder each workspace was uploaded from, on which gateway and by which user: so
+ * `weft apply` knows where the agent's changes go, and `weft run` in the same folder syncs that
+ * workspace instead of uploading another: `$XDG_STATE_HOME/weft/workspaces.json` (default
+ * `~/.local/state`).
  */
 export class WorkspaceFolders {
   readonly path: string;
@@ -26,9 +42,9 @@ export class WorkspaceFolders {
     this.path = join(base, 'weft', 'workspaces.json');
   }
 
-  async remember(workspaceId: string, dir: string, at: Date = new Date()): Promise<void> {
+  async remember(workspaceId: string, dir: string, at: Date = new Date(), owner?: WorkspaceOwner): Promise<void> {
     const uploads = await this.load();
-    uploads[workspaceId] = { dir, uploadedAt: at.toISOString() };
+    uploads[workspaceId] = { dir, uploadedAt: at.toISOString(), ...(owner ? { gateway: owner.gateway, userId: owner.userId } : {}) };
     const kept = Object.entries(uploads)
       .sort(([, a], [, b]) => b.uploadedAt.localeCompare(a.uploadedAt))
       .slice(0, this.maxRemembered);
@@ -45,6 +61,14 @@ export class WorkspaceFolders {
       .filter(([, upload]) => upload.dir === dir)
       .sort(([, a], [, b]) => b.uploadedAt.localeCompare(a.uploadedAt));
     return newest?.[0];
+  }
+
+  /** Every workspace uploaded from `dir`, newest first. */
+  async uploadsFrom(dir: string): Promise<FolderUpload[]> {
+    return Object.entries(await this.load())
+      .filter(([, upload]) => upload.dir === dir)
+      .sort(([, a], [, b]) => b.uploadedAt.localeCompare(a.uploadedAt))
+      .map(([workspaceId, { uploadedAt, gateway, userId }]) => ({ workspaceId, uploadedAt, ...(gateway && userId ? { owner: { gateway, userId } } : {}) }));
   }
 
   async forget(workspaceId: string): Promise<void> {

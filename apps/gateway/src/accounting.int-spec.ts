@@ -68,7 +68,7 @@ describe('usage', () => {
     const f = await client.fixture('usage-bad-range');
     expect(await api('GET', '/v1/me/usage?from=2026-02-30', f.key)).toMatchObject({ status: 400, json: { error: { message: expect.stringContaining('query.from') } } });
     expect(await api('GET', '/v1/me/usage?from=2026-05-02&to=2026-05-01', f.key)).toMatchObject({ status: 400, json: { error: { message: expect.stringContaining('from must not be after to') } } });
-    expect(await api('GET', '/v1/admin/usage', f.key)).toMatchObject({ status: 401 });
+    expect(await api('GET', '/v1/admin/usage', f.key)).toMatchObject({ status: 403 });
   });
 });
 
@@ -180,6 +180,6 @@ describe('metrics', () => {
     expect(value('weft_gateway_turns_total{model="tiny"}')).toBeGreaterThanOrEqual(1);
     expect(value('weft_gateway_quota_rejections_total{quota="requestsPerMinute"}')).toBeGreaterThanOrEqual(1);
     expect(scraped.text).not.toContain(f.userId);
-    expect((await api('GET', '/metrics', f.key)).status).toBe(401);
+    expect((await api('GET', '/metrics', f.key)).status).toBe(403);
   });
 });

@@ -174,7 +174,7 @@ describe('permissions', () => {
 
   it('applies server rules (config and admin API) over any user allow; only the admin can change them', async () => {
     const f = await fixture('server-scope');
-    expect((await api('PUT', '/v1/admin/permissions', f.key, { deny: [] })).status).toBe(401);
+    expect((await api('PUT', '/v1/admin/permissions', f.key, { deny: [] })).status).toBe(403);
     const admin = await api('PUT', '/v1/admin/permissions', ADMIN_TOKEN, { deny: ['Bash(git push:*)'] });
     expect(admin.json).toMatchObject({ rules: { deny: ['Bash(git push:*)'] }, config: { deny: ['Bash(shutdown:*)'] } });
     await api('PUT', '/v1/permissions/user', f.key, { allow: ['Bash(git push:*)', 'Bash(shutdown:*)'] });

@@ -169,6 +169,16 @@ function validParam(route: string, param: string, f: SessionFixture): string {
   throw new Error(`the fuzz test has no value for :${param} of ${route}; add one to validParam`);
 }
 
+/**
+ * Rotating or turning off the bootstrap token with it would lock the rest of the run out (every
+ * fixture is made with it): those routes are fuzzed with every other credential;
+ * admin-users.int-spec drives them as the admin.
+ */
+function retiresAdminToken(route: HttpRoute): boolean {
+  // Any method: a variant of the GET route may be sent as DELETE.
+  return route.path.startsWith('/v1/admin/bootstrap-token');
+}
+
 function paramsOf(route: string): string[] {
   return [...route.matchAll(/[:*](\w+)/g)].map((m) => m[1] as string);
 }
@@ -295,7 +305,10 @@ describe('the HTTP API under malformed input', () => {
       const f = await client.fixture(`fuzz-${route.method}-${route.path}`.slice(0, 90));
       const result = await fc.check(
         fc.asyncProperty(
-          variants(route).map((v) => render(route, v, f)).filter((raw) => !echoesAsLeak(raw)),
+          variants(route)
+            .filter((v) => !(v.who === 'admin' && retiresAdminToken(route)))
+            .map((v) => render(route, v, f))
+            .filter((raw) => !echoesAsLeak(raw)),
           async (raw) => {
             let response: RawResponse;
             try {

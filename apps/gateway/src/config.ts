@@ -7,6 +7,10 @@ import { z } from 'zod';
  */
 export const gatewaySettingsSchema = gatewayConfigSchema.extend({
   REDIS_KEY_PREFIX: z.string().min(1).default('weft:'),
+  /** Workspaces no session has used for this many days are deleted, as DELETE does; 0 (the default) keeps them forever. */
+  WORKSPACE_IDLE_DAYS: z.coerce.number().min(0).default(0),
+  /** How often the gateway looks for idle workspaces; one replica sweeps per interval. */
+  WORKSPACE_EXPIRY_INTERVAL_MS: z.coerce.number().int().min(100).default(60 * 60_000),
 });
 export type GatewaySettings = z.infer<typeof gatewaySettingsSchema>;
 

@@ -10,6 +10,7 @@ import { requestLogging } from './common/request-logging';
 import { sendAnthropicError } from './compat/anthropic/anthropic-error.filter';
 import { sendOpenAiError } from './compat/openai/openai-error.filter';
 import type { GatewaySettings } from './config';
+import { SYNC_BODY_PATH, syncBodyLimit } from './workspaces/workspace-sync-body';
 import { GZIP_TYPES } from './workspaces/workspace-upload';
 
 const JSON_BODY_LIMIT = '1mb';
@@ -32,6 +33,7 @@ export async function createGatewayApp(
   });
   app.use(requestLogging(logger));
   app.use('/v1/workspaces', express.raw({ type: GZIP_TYPES, limit: config.WORKSPACE_UPLOAD_MAX_BYTES }));
+  app.use(SYNC_BODY_PATH, express.json({ limit: syncBodyLimit(config) }));
   app.use(COMPAT_PREFIXES, express.json({ limit: config.COMPAT_BODY_MAX_BYTES }));
   app.use(express.json({ limit: JSON_BODY_LIMIT }));
   // Body-parser failures (malformed JSON, too large) happen before Nest's filters see the request;

@@ -62,7 +62,7 @@ describe('gateway over HTTP', () => {
     expect(missing.status).toBe(401);
     expect(missing.json.error?.code).toBe('AUTH.UNAUTHORIZED');
     expect((await api('GET', '/v1/me', 'weft_wrong')).status).toBe(401);
-    expect((await api('POST', '/v1/admin/users', key, { name: 'eve' })).status).toBe(401);
+    expect((await api('POST', '/v1/admin/users', key, { name: 'eve' })).status).toBe(403);
     expect((await api('POST', '/v1/admin/users', 'wrong-admin-token-xxxxxxxx', { name: 'eve' })).status).toBe(401);
     expect(await api('GET', '/v1/me', key)).toMatchObject({ status: 200, json: { name: 'ada' } });
   });

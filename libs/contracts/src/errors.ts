@@ -11,6 +11,13 @@ export const ErrorCode = {
   PayloadTooLarge: 'COMMON.PAYLOAD_TOO_LARGE',
   Unauthorized: 'AUTH.UNAUTHORIZED',
   Forbidden: 'AUTH.FORBIDDEN',
+  /** An admin route called with the key of a user whose role is `member`. */
+  AdminRequired: 'AUTH.ADMIN_REQUIRED',
+  /**
+   * Refused because the gateway would be left with no admin credential: turning the bootstrap
+   * token off with no enabled admin user, or demoting, disabling or deleting the last one while it is off.
+   */
+  LastAdmin: 'AUTH.LAST_ADMIN',
   Internal: 'COMMON.INTERNAL',
   Timeout: 'TRANSPORT.TIMEOUT',
   NoResponders: 'TRANSPORT.NO_RESPONDERS',

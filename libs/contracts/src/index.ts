@@ -120,5 +120,19 @@ export type {
 } from './sandbox';
 export { interruptReasonSchema, sessionEventSchema, subtaskSchema } from './events';
 export type { InterruptReason, SessionEvent, SessionEventType, StoredSessionEvent, Subtask } from './events';
+export {
+  MANIFEST_MAX_ENTRIES,
+  SYNC_KEPT_FOLDER,
+  SYNC_MAX_DELETED,
+  SYNC_MAX_DELETED_CHARS,
+  SYNC_SKIPPED_NAMES,
+  manifestEntrySchema,
+  syncWorkspaceRequestSchema,
+  workspaceManifestRequestSchema,
+  workspaceManifestSchema,
+  workspaceSyncBodySchema,
+  workspaceSyncResultSchema,
+} from './workspace-sync';
+export type { ManifestEntry, WorkspaceManifest, WorkspaceSyncBody, WorkspaceSyncResult } from './workspace-sync';
 export { Routes } from './routes';
 export type { EventPayload, EventRoute, Route, RouteRequest, RouteResponse } from './routes';

@@ -38,6 +38,12 @@ import {
   workspaceUsageRequestSchema,
   workspaceUsageResultSchema,
 } from './tools';
+import {
+  syncWorkspaceRequestSchema,
+  workspaceManifestRequestSchema,
+  workspaceManifestSchema,
+  workspaceSyncResultSchema,
+} from './workspace-sync';
 
 /** A request/reply pair on one subject; both sides import the same schemas. */
 export interface Route<Req extends z.ZodType, Res extends z.ZodType> {
@@ -85,6 +91,8 @@ export const Routes = {
   toolsExportPatch: route(ToolsSubjects.exportPatch, exportPatchRequestSchema, exportPatchResultSchema),
   toolsWorkspaceUsage: route(ToolsSubjects.workspaceUsage, workspaceUsageRequestSchema, workspaceUsageResultSchema),
   toolsDeleteWorkspace: route(ToolsSubjects.deleteWorkspace, deleteWorkspaceRequestSchema, deleteWorkspaceResultSchema),
+  toolsWorkspaceManifest: route(ToolsSubjects.workspaceManifest, workspaceManifestRequestSchema, workspaceManifestSchema),
+  toolsSyncWorkspace: route(ToolsSubjects.syncWorkspace, syncWorkspaceRequestSchema, workspaceSyncResultSchema),
   sandboxExec: route(SandboxSubjects.exec, execRequestSchema, execResultSchema),
   sandboxCancel: event(SandboxSubjects.cancel, cancelRunSchema),
   sandboxImages: route(SandboxSubjects.images, z.object({}), sandboxImagesSchema),

@@ -30,6 +30,8 @@ export const ToolsSubjects = {
   exportPatch: 'weft.tools.v1.export-patch',
   workspaceUsage: 'weft.tools.v1.workspace-usage',
   deleteWorkspace: 'weft.tools.v1.delete-workspace',
+  workspaceManifest: 'weft.tools.v1.workspace-manifest',
+  syncWorkspace: 'weft.tools.v1.sync-workspace',
 } as const;
 
 export const SandboxSubjects = {

@@ -1,5 +1,5 @@
-import type { Command } from 'commander';
-import type { AdminKey, AdminUser, UpdatedUser } from '../admin-client';
+import { Argument, type Command, Option } from 'commander';
+import { type AdminKey, type AdminUser, type UpdatedUser, type UserRole, USER_ROLES } from '../admin-client';
 import { outColors, status, type CliContext } from '../context';
 import { tableText } from '../table';
 import type { AdminConnect } from './admin';
@@ -9,7 +9,7 @@ export function shortTime(iso: string | null, missing = '-'): string {
   return iso ? iso.slice(0, 16).replace('T', ' ') : missing;
 }
 
-/** `users`, `user`, `create-user`, `disable`, `enable`, `delete-user`. */
+/** `users`, `user`, `create-user`, `role`, `disable`, `enable`, `delete-user`. */
 export function addUserCommands(admin: Command, ctx: CliContext, connect: AdminConnect): void {
   admin
     .command('users')
@@ -21,8 +21,9 @@ export function addUserCommands(admin: Command, ctx: CliContext, connect: AdminC
         ctx.stdout.write(c.dim('no users\n'));
         return;
       }
-      const rows = users.map((user) => [user.name, user.id, user.disabled ? 'yes' : 'no', String(user.keys.length), shortTime(lastKeyUse(user.keys), 'never')]);
-      ctx.stdout.write(tableText([{ header: 'name' }, { header: 'id' }, { header: 'disabled' }, { header: 'keys', align: 'right' }, { header: 'last key use' }], rows, c));
+      const rows = users.map((user) => [user.name, user.id, user.role, user.disabled ? 'yes' : 'no', String(user.keys.length), shortTime(lastKeyUse(user.keys), 'never')]);
+      const columns = [{ header: 'name' }, { header: 'id' }, { header: 'role' }, { header: 'disabled' }, { header: 'keys', align: 'right' as const }, { header: 'last key use' }];
+      ctx.stdout.write(tableText(columns, rows, c));
     });
   admin
     .command('user')
@@ -33,10 +34,22 @@ export function addUserCommands(admin: Command, ctx: CliContext, connect: AdminC
     .command('create-user')
     .description('create a user; prints their id (names are unique)')
     .argument('<name>', 'a name, unique on this gateway')
-    .action(async (name: string) => {
-      const user = await (await connect()).createUser(name);
+    .addOption(new Option('--role <role>', "admin: their keys manage the gateway as the bootstrap token does").choices(USER_ROLES).default('member'))
+    .action(async (name: string, options: { role: UserRole }) => {
+      const user = await (await connect()).createUser(name, options.role);
       ctx.stdout.write(`${user.id}\n`);
-      status(ctx, `created user ${user.name}: give them a key with \`weft admin create-key ${user.id}\``);
+      status(ctx, `created ${user.role} ${user.name}: give them a key with \`weft admin create-key ${user.id}\``);
+    });
+  admin
+    .command('role')
+    .description("make a user an admin (their keys manage the gateway, as `weft admin`) or a member")
+    .argument('<userId>', 'usr_…')
+    .addArgument(new Argument('<role>', 'admin or member').choices(USER_ROLES))
+    .action(async (userId: string, role: UserRole) => {
+      const user = await (await connect()).setRole(userId, role);
+      const c = outColors(ctx);
+      const meaning = user.role === 'admin' ? 'their keys manage this gateway' : 'their keys no longer reach the admin routes';
+      ctx.stdout.write(`${c.green('✓')} ${c.bold(user.name)} (${user.id}) is now ${user.role === 'admin' ? 'an admin' : 'a member'}: ${meaning}\n`);
     });
   admin
     .command('disable')
@@ -66,7 +79,7 @@ function lastKeyUse(keys: readonly AdminKey[]): string | null {
 
 function writeUser(ctx: CliContext, user: AdminUser): void {
   const c = outColors(ctx);
-  ctx.stdout.write(`${c.bold(user.name)}  ${user.id}${user.disabled ? `  ${c.red('disabled')}` : ''}\n`);
+  ctx.stdout.write(`${c.bold(user.name)}  ${user.id}  ${user.role}${user.disabled ? `  ${c.red('disabled')}` : ''}\n`);
   ctx.stdout.write(c.dim(`created ${shortTime(user.createdAt)} (UTC)\n`));
   if (user.keys.length === 0) {
     ctx.stdout.write(c.dim('no keys\n'));

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import type { AdminClient } from '../admin-client';
 import { connectAdmin, type AdminTarget, type CliContext } from '../context';
+import { addBootstrapCommands } from './admin-bootstrap';
 import { addKeyCommands } from './admin-keys';
 import { addLimitsCommand } from './admin-limits';
 import { addAdminUsageCommand } from './admin-usage';
@@ -11,16 +12,24 @@ export type AdminConnect = () => Promise<AdminClient>;
 
 export function adminCommand(ctx: CliContext): Command {
   const admin = new Command('admin')
-    .description("manage users, keys, limits and usage with the gateway's admin token")
-    .option('--admin-token <token>', "the gateway's WEFT_ADMIN_TOKEN (default: $WEFT_ADMIN_TOKEN, which keeps it out of `ps`)")
+    .description("manage users, roles, keys, limits and usage, as an admin user or with the gateway's bootstrap token")
+    .option(
+      '--admin-token <token>',
+      "the bootstrap token or an admin user's key (default: $WEFT_ADMIN_TOKEN, which keeps it out of `ps`, then $WEFT_KEY or the key saved by `weft login`)",
+    )
     .option('--url <gateway>', 'the gateway (default: $WEFT_URL, then the URL saved by `weft login`)')
     // Subcommands are made with `admin.command()`, so they inherit this and list the two options above.
     .configureHelp({ showGlobalOptions: true })
-    .addHelpText('after', '\nExample:\n  WEFT_ADMIN_TOKEN=… weft admin create-user ada && weft admin create-key usr_… --name laptop --expires-in-days 90');
+    .addHelpText(
+      'after',
+      '\nExamples:\n  WEFT_ADMIN_TOKEN=… weft admin create-user ada --role admin && weft admin create-key usr_… --name laptop --expires-in-days 90\n' +
+        '  weft admin users        # as an admin user logged in with `weft login`',
+    );
   const connect: AdminConnect = () => connectAdmin(ctx, admin.opts<AdminTarget>());
   addUserCommands(admin, ctx, connect);
   addKeyCommands(admin, ctx, connect);
   addLimitsCommand(admin, ctx, connect);
   addAdminUsageCommand(admin, ctx, connect);
+  addBootstrapCommands(admin, ctx, connect);
   return admin;
 }

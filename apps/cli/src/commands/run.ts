@@ -23,7 +23,7 @@ interface RunOptions extends OneTurnOptions {
 
 /** Shown by `weft run --help`; cli.spec.ts runs every one of them. */
 export const RUN_EXAMPLES: ReadonlyArray<readonly [string, string]> = [
-  ['weft run "fix the failing test"', 'uploads this folder as a new workspace'],
+  ['weft run "fix the failing test"', "this folder's workspace: uploaded the first time, then sent only what changed"],
   ['weft run "fix the failing test" --dir ../api --yes', 'another folder; allow what the agent asks, once each'],
   ['weft run "now add a changelog entry" --session ses_…', 'go on in a session'],
   ['weft run "add OAuth login" --plan', 'a plan, then each subtask in its own loop'],
@@ -65,7 +65,8 @@ function runHelp(): string {
     '',
     'Ctrl-C cancels the turn (a second one leaves without waiting). Without a terminal or with --json,',
     'a permission question cancels the turn unless --yes is given. After a turn that changed files,',
-    '`weft apply` writes them into the folder the workspace was uploaded from.',
+    '`weft apply` writes them into the folder the workspace was uploaded from. In a folder uploaded before,',
+    'the next run sends only what changed to that workspace (the folder wins); --new-workspace uploads anew.',
   ].join('\n');
 }
 

@@ -12,7 +12,7 @@ key as \`weft login\` does. Exit code 0 when every check passed, 1 otherwise.
 The gateway: --url, else WEFT_URL, else the saved one, else asked (${DEFAULT_GATEWAY_URL} by default).
 The key: --key, else WEFT_KEY, else the one saved for that gateway, else asked. With the gateway's
 admin token (--admin-token or WEFT_ADMIN_TOKEN, or typed when you say you are the admin), setup
-makes a user (--name, default your login name) and a key when it has no key that works.
+makes an admin user (--name, default your login name) and a key when it has no key that works.
 
 Examples:
   weft setup                                         # asks for what it cannot find

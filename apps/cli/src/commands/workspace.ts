@@ -2,7 +2,8 @@ import { resolve } from 'node:path';
 import { Command } from 'commander';
 import { extractArchive } from '../archive';
 import { connect, outColors, status, type CliContext } from '../context';
-import { formatBytes, uploadDirectory } from '../session-target';
+import { uploadDirectory, workspaceForFolder } from '../folder-workspace';
+import { formatBytes } from '../format-bytes';
 import { tableText } from '../table';
 import { WorkspaceFolders } from '../workspace-folders';
 
@@ -46,6 +47,14 @@ export function workspaceCommand(ctx: CliContext): Command {
     .argument('[dir]', 'the folder to upload', '.')
     .action(async (dir: string) => {
       const id = await uploadDirectory(ctx, await connect(ctx), resolve(ctx.cwd, dir));
+      ctx.stdout.write(`${id}\n`);
+    });
+  workspace
+    .command('sync')
+    .description('send what changed in a folder to the workspace it was uploaded to (a new upload the first time); prints its id')
+    .argument('[dir]', 'the folder', '.')
+    .action(async (dir: string) => {
+      const id = await workspaceForFolder(ctx, await connect(ctx), resolve(ctx.cwd, dir));
       ctx.stdout.write(`${id}\n`);
     });
   workspace

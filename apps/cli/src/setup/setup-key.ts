@@ -32,8 +32,9 @@ const KEY_NAME = `weft setup on ${safeHostname()}`;
 const ASK_ADMIN = 'ask your admin for a key (`weft admin create-key <user>`) and run `weft setup --key <key>`';
 
 /**
- * Finds a key the gateway accepts: the one given, else, for the gateway's admin, a new user and
- * key made with the admin token (given, or asked for after they say they are the admin).
+ * Finds a key the gateway accepts: the one given, else, for the gateway's admin, a new admin user
+ * and key made with the admin token (given, or asked for after they say they are the admin), so
+ * the bootstrap token is needed this once.
  * `prompter` is undefined under `--yes`: nothing is asked, and what is missing fails the check.
  */
 export class KeyFinder {
@@ -103,7 +104,7 @@ export class KeyFinder {
       this.fail('no working key, and no admin token to make one', ASK_ADMIN);
       return undefined;
     }
-    const token = await prompter.ask("the gateway's admin token (WEFT_ADMIN_TOKEN in its .env; not shown as you type):", { secret: true });
+    const token = await prompter.ask("the gateway's admin token (WEFT_ADMIN_TOKEN in its .env, or an admin user's key; not shown as you type):", { secret: true });
     if (!token) this.fail('no admin token given', 'pass --admin-token <token>, or set WEFT_ADMIN_TOKEN');
     return token || undefined;
   }
@@ -121,13 +122,16 @@ export class KeyFinder {
     return undefined;
   }
 
-  /** The user named `name` and a new key of theirs; a user of that name who exists already gets the key. */
+  /**
+   * The user named `name`, made an admin (whoever holds the admin token runs the gateway), and a new
+   * key of theirs; a user of that name who exists already gets the key and keeps their role.
+   */
   private async createKey(adminToken: string, name: string): Promise<string | undefined> {
     const admin = new AdminClient(this.url, adminToken);
     try {
       const { user, existed } = await this.reporter.during(`creating user ${name} and a key`, async () => {
         try {
-          return { user: await admin.createUser(name), existed: false };
+          return { user: await admin.createUser(name, 'admin'), existed: false };
         } catch (error) {
           if (!(error instanceof ApiError && error.status === 409)) throw error;
           const existing = (await admin.listUsers()).find((u) => u.name.toLowerCase() === name.toLowerCase());
@@ -138,11 +142,16 @@ export class KeyFinder {
       const created = await this.reporter.during(`creating a key for ${user.name}`, () => admin.createKey(user.id, { name: KEY_NAME }));
       const text = existed ? `user ${user.name} (${user.id}) already existed: made a new key for them` : `created user ${user.name} (${user.id}) and a key`;
       this.record({ check: 'key', status: 'pass', text: `${text} (${created.id}, "${KEY_NAME}")` });
+      this.reporter.detail(
+        user.role === 'admin'
+          ? `${user.name} is an admin: \`weft admin\` works with this key; you may now rotate the bootstrap token (\`weft admin rotate-token\`) or turn it off (\`weft admin bootstrap-token off\`)`
+          : `${user.name} is a member: \`weft admin role ${user.id} admin\` makes them an admin`,
+      );
       return created.key;
     } catch (error) {
       const hint =
         error instanceof AdminTokenRefusedError
-          ? "the admin token is WEFT_ADMIN_TOKEN in the gateway's .env (or its environment)"
+          ? "the admin token is WEFT_ADMIN_TOKEN in the gateway's .env (or its environment), the one `weft admin rotate-token` printed, or an admin user's key"
           : 'see the line above';
       this.record({ check: 'key', status: 'fail', text: `could not make a user and key: ${describeError(error)}`, hint });
       return undefined;

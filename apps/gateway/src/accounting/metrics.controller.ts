@@ -2,7 +2,10 @@ import { Controller, Get, Header, UseGuards } from '@nestjs/common';
 import { AdminGuard } from '../auth/admin.guard';
 import { UsageMetrics } from './usage-metrics';
 
-/** `GET /metrics` for Prometheus, behind the admin token (scrape with `authorization: { credentials: … }`). */
+/**
+ * `GET /metrics` for Prometheus, behind an admin credential: the bootstrap token or an admin user's
+ * key (scrape with `authorization: { credentials: … }`; a key of its own survives token rotation).
+ */
 @Controller('metrics')
 @UseGuards(AdminGuard)
 export class MetricsController {

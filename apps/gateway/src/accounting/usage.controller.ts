@@ -1,6 +1,7 @@
 import { Body, Controller, Get, Param, Put, Query, Res, UseGuards } from '@nestjs/common';
 import { stringify } from 'csv-stringify/sync';
 import type { Response } from 'express';
+import { type AdminActor, CurrentAdmin } from '../auth/admin-actor';
 import { AdminAudit } from '../auth/admin-audit';
 import { AdminGuard } from '../auth/admin.guard';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
@@ -63,10 +64,10 @@ export class AdminUsageController {
 
   /** Replaces the user's overrides; `{}` puts every limit back to the server default. */
   @Put('users/:id/limits')
-  async setLimits(@Param('id', new ZodValidationPipe(userIdSchema)) userId: string, @Body(new ZodValidationPipe(userLimitsSchema)) body: UserLimitOverrides) {
+  async setLimits(@CurrentAdmin() actor: AdminActor, @Param('id', new ZodValidationPipe(userIdSchema)) userId: string, @Body(new ZodValidationPipe(userLimitsSchema)) body: UserLimitOverrides) {
     await this.assertUser(userId);
     await this.limits.replace(userId, body);
-    await this.audit.record('limits.set', userId, { ...body });
+    await this.audit.record(actor, 'limits.set', userId, { ...body });
     return this.describe(userId);
   }
 

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { RedisKeys } from '../infra/redis-keys';
 import { REDIS } from '../infra/tokens';
+import { type AdminActor, BOOTSTRAP_ACTOR, actorName } from './admin-actor';
 
 /** Entries kept; older ones are trimmed as new ones come (Redis `MAXLEN ~`). */
 const MAX_ENTRIES = 10_000;
@@ -9,6 +10,10 @@ const MAX_ENTRIES = 10_000;
 export interface AdminAuditEntry {
   id: string;
   at: string;
+  /** `bootstrap`, or the id of the admin user who acted. */
+  actor: string;
+  /** The admin user's key that was used; absent for the bootstrap token. */
+  actorKeyId?: string;
   /** `user.created`, `key.revoked`, `limits.set`, … */
   action: string;
   /** The user acted on. */
@@ -16,7 +21,7 @@ export interface AdminAuditEntry {
   details?: Record<string, unknown>;
 }
 
-/** What admins did, newest last, in a Redis stream: who was created, disabled, deleted, given keys or limits. */
+/** What admins did, newest last, in a Redis stream: who was created, disabled, deleted, given keys or limits, and by whom. */
 @Injectable()
 export class AdminAudit {
   constructor(
@@ -24,8 +29,18 @@ export class AdminAudit {
     private readonly keys: RedisKeys,
   ) {}
 
-  async record(action: string, userId?: string, details?: Record<string, unknown>): Promise<void> {
-    const fields = ['action', action, 'at', new Date().toISOString(), ...(userId ? ['userId', userId] : []), ...(details ? ['details', JSON.stringify(details)] : [])];
+  async record(actor: AdminActor, action: string, userId?: string, details?: Record<string, unknown>): Promise<void> {
+    const fields = [
+      'action',
+      action,
+      'at',
+      new Date().toISOString(),
+      'actor',
+      actorName(actor),
+      ...(actor.kind === 'user' ? ['actorKeyId', actor.keyId] : []),
+      ...(userId ? ['userId', userId] : []),
+      ...(details ? ['details', JSON.stringify(details)] : []),
+    ];
     await this.redis.xadd(this.keys.adminAudit(), 'MAXLEN', '~', MAX_ENTRIES, '*', ...fields);
   }
 
@@ -36,7 +51,16 @@ export class AdminAudit {
       const f = new Map<string, string>();
       for (let i = 0; i + 1 < flat.length; i += 2) f.set(flat[i] as string, flat[i + 1] as string);
       const details = f.get('details');
-      return { id, at: f.get('at') ?? '', action: f.get('action') ?? '', ...(f.get('userId') ? { userId: f.get('userId') } : {}), ...(details ? { details: JSON.parse(details) as Record<string, unknown> } : {}) };
+      return {
+        id,
+        at: f.get('at') ?? '',
+        // Entries from before admin users existed were all made with the bootstrap token.
+        actor: f.get('actor') ?? BOOTSTRAP_ACTOR,
+        ...(f.get('actorKeyId') ? { actorKeyId: f.get('actorKeyId') } : {}),
+        action: f.get('action') ?? '',
+        ...(f.get('userId') ? { userId: f.get('userId') } : {}),
+        ...(details ? { details: JSON.parse(details) as Record<string, unknown> } : {}),
+      };
     });
   }
 }

@@ -2,19 +2,46 @@ import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@ne
 import { AppError, ErrorCode } from '@weft/contracts';
 import type { Request } from 'express';
 import { GATEWAY_CONFIG, type GatewaySettings } from '../config';
-import { bearerToken, constantTimeEquals } from './key-hash';
+import { UsersRepository } from '../users/users.repository';
+import { setAdminActor } from './admin-actor';
+import { adminKeyRefusal, checkBootstrapToken, retiredTokenError } from './admin-credential';
+import { ApiKeysRepository } from './api-keys.repository';
+import { BootstrapTokensRepository } from './bootstrap-tokens.repository';
+import { bearerToken, hashApiKey } from './key-hash';
 
-/** `/v1/admin/*`: the bearer token must be WEFT_ADMIN_TOKEN. */
+/**
+ * `/v1/admin/*` and `/metrics`: the bearer token must be the bootstrap token in effect
+ * (WEFT_ADMIN_TOKEN until rotated or turned off) or the API key of an enabled admin user. A
+ * member's key gets 403 `AUTH.ADMIN_REQUIRED`. Admin requests do not count against quotas.
+ */
 @Injectable()
 export class AdminGuard implements CanActivate {
-  constructor(@Inject(GATEWAY_CONFIG) private readonly config: GatewaySettings) {}
+  constructor(
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewaySettings,
+    private readonly bootstrap: BootstrapTokensRepository,
+    private readonly apiKeys: ApiKeysRepository,
+    private readonly users: UsersRepository,
+  ) {}
 
-  canActivate(context: ExecutionContext): boolean {
-    const token = bearerToken(context.switchToHttp().getRequest<Request>().headers.authorization);
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const req = context.switchToHttp().getRequest<Request>();
+    const token = bearerToken(req.headers.authorization);
     if (!token) throw new AppError(ErrorCode.Unauthorized, 'Missing admin token: send Authorization: Bearer <token>');
-    if (!constantTimeEquals(token, this.config.WEFT_ADMIN_TOKEN)) {
-      throw new AppError(ErrorCode.Unauthorized, 'Invalid admin token');
+    const state = await this.bootstrap.state();
+    const bootstrap = checkBootstrapToken(token, state, this.config.WEFT_ADMIN_TOKEN);
+    if (bootstrap === 'valid') {
+      setAdminActor(req, { kind: 'bootstrap' });
+      return true;
     }
+    if (bootstrap === 'retired') throw retiredTokenError(state);
+    const hash = hashApiKey(token);
+    const key = await this.apiKeys.findByHash(hash);
+    const user = key && (await this.users.find(key.userId));
+    if (!key || !user) throw new AppError(ErrorCode.Unauthorized, 'Invalid admin token');
+    const refusal = adminKeyRefusal({ prefix: key.prefix, expiresAt: key.expiresAt, userName: user.name, role: user.role, disabled: user.disabled });
+    if (refusal) throw refusal;
+    setAdminActor(req, { kind: 'user', userId: user.id, keyId: key.keyId });
+    await this.apiKeys.touch(hash, key.keyId);
     return true;
   }
 }

@@ -25,3 +25,8 @@ export function bearerToken(header: string | undefined): string | undefined {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   return match?.[1];
 }
+
+/** A new bootstrap admin token, returned once by a rotation and stored only as its hash. */
+export function generateBootstrapToken(): string {
+  return `weft_bootstrap_${randomBytes(32).toString('base64url')}`;
+}

@@ -23,6 +23,7 @@ export function statusForCode(code: ErrorCode): number {
     case ErrorCode.Unauthorized:
       return 401;
     case ErrorCode.Forbidden:
+    case ErrorCode.AdminRequired:
     case ErrorCode.PermissionDenied:
       return 403;
     case ErrorCode.NotFound:
@@ -30,6 +31,7 @@ export function statusForCode(code: ErrorCode): number {
     case ErrorCode.WorkspaceNotFound:
       return 404;
     case ErrorCode.Conflict:
+    case ErrorCode.LastAdmin:
     case ErrorCode.SandboxCancelled:
     case ErrorCode.TurnInProgress:
     case ErrorCode.GenerationCancelled:

@@ -9,6 +9,14 @@ export class RedisKeys {
   adminAudit() {
     return `${this.prefix}admin-audit`;
   }
+  /** The bootstrap admin token's state: absent while WEFT_ADMIN_TOKEN is in effect; else rotated (its hash) or off. */
+  adminBootstrap() {
+    return `${this.prefix}admin-bootstrap`;
+  }
+  /** Ids of the users whose role is admin and who are not disabled. */
+  enabledAdmins() {
+    return `${this.prefix}admin-users`;
+  }
   /** Every user id, scored by creation time. */
   users() {
     return `${this.prefix}users`;
@@ -25,6 +33,14 @@ export class RedisKeys {
   }
   workspace(workspaceId: string) {
     return `${this.prefix}workspace:${workspaceId}`;
+  }
+  /** Held while a workspace is synced, deleted or expired, so those never overlap. */
+  workspaceLock(workspaceId: string) {
+    return `${this.prefix}workspace:${workspaceId}:lock`;
+  }
+  /** Held by the replica sweeping idle workspaces this interval. */
+  workspaceExpiryLease() {
+    return `${this.prefix}workspace-expiry`;
   }
   userWorkspaces(userId: string) {
     return `${this.prefix}user:${userId}:workspaces`;

@@ -21,6 +21,16 @@ class StubWorkersController {
     return { patch: '', files: 0, omitted: [] };
   }
 
+  @MessagePattern(Routes.toolsWorkspaceManifest.subject)
+  workspaceManifest() {
+    return { entries: [] };
+  }
+
+  @MessagePattern(Routes.toolsSyncWorkspace.subject)
+  syncWorkspace() {
+    return { written: 0, deleted: 0, overwritten: [], files: 0, bytes: 0 };
+  }
+
   @MessagePattern(Routes.sandboxImages.subject)
   images() {
     return { default: 'default', images: [{ id: 'default', image: 'weft/sandbox-runtime:latest' }] };

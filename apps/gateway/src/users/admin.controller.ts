@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
 import { z } from 'zod';
+import { type AdminActor, CurrentAdmin } from '../auth/admin-actor';
 import { AdminAudit } from '../auth/admin-audit';
 import { AdminGuard } from '../auth/admin.guard';
 import { userIdSchema } from '../common/ids';
@@ -20,7 +21,7 @@ const userIdPipe = new ZodValidationPipe(userIdSchema);
 const keyIdPipe = new ZodValidationPipe(z.string().regex(/^key_[a-zA-Z0-9_-]{8,64}$/, 'not a key id'));
 const auditQuery = new ZodValidationPipe(z.strictObject({ limit: z.coerce.number().int().min(1).max(1000).default(100) }));
 
-/** What admins did: users created, disabled, deleted, keys made and revoked, limits set. */
+/** What admins did, and who (an admin user's id, or `bootstrap`): users created, disabled, deleted, roles, keys, limits, the bootstrap token. */
 @Controller('v1/admin/audit')
 @UseGuards(AdminGuard)
 export class AdminAuditController {
@@ -39,8 +40,8 @@ export class AdminController {
 
   @Post()
   @HttpCode(201)
-  createUser(@Body(new ZodValidationPipe(createUserBodySchema)) body: CreateUserBody) {
-    return this.users.create(body);
+  createUser(@CurrentAdmin() actor: AdminActor, @Body(new ZodValidationPipe(createUserBodySchema)) body: CreateUserBody) {
+    return this.users.create(actor, body);
   }
 
   @Get()
@@ -54,24 +55,24 @@ export class AdminController {
   }
 
   @Patch(':id')
-  update(@Param('id', userIdPipe) userId: string, @Body(new ZodValidationPipe(updateUserBodySchema)) body: UpdateUserBody) {
-    return this.users.setDisabled(userId, body.disabled);
+  update(@CurrentAdmin() actor: AdminActor, @Param('id', userIdPipe) userId: string, @Body(new ZodValidationPipe(updateUserBodySchema)) body: UpdateUserBody) {
+    return this.users.update(actor, userId, body);
   }
 
   @Delete(':id')
-  delete(@Param('id', userIdPipe) userId: string, @Body(new ZodValidationPipe(deleteUserBodySchema)) body: DeleteUserBody) {
-    return this.users.delete(userId, body.confirm);
+  delete(@CurrentAdmin() actor: AdminActor, @Param('id', userIdPipe) userId: string, @Body(new ZodValidationPipe(deleteUserBodySchema)) body: DeleteUserBody) {
+    return this.users.delete(actor, userId, body.confirm);
   }
 
   @Post(':id/keys')
   @HttpCode(201)
-  createKey(@Param('id', userIdPipe) userId: string, @Body(new ZodValidationPipe(createKeyBodySchema)) body: CreateKeyBody) {
-    return this.users.createKey(userId, body);
+  createKey(@CurrentAdmin() actor: AdminActor, @Param('id', userIdPipe) userId: string, @Body(new ZodValidationPipe(createKeyBodySchema)) body: CreateKeyBody) {
+    return this.users.createKey(actor, userId, body);
   }
 
   @Delete(':id/keys/:keyId')
   @HttpCode(204)
-  async revokeKey(@Param('id', userIdPipe) userId: string, @Param('keyId', keyIdPipe) keyId: string): Promise<void> {
-    await this.users.revokeKey(userId, keyId);
+  async revokeKey(@CurrentAdmin() actor: AdminActor, @Param('id', userIdPipe) userId: string, @Param('keyId', keyIdPipe) keyId: string): Promise<void> {
+    await this.users.revokeKey(actor, userId, keyId);
   }
 }

@@ -64,6 +64,7 @@ export class UserDeletion {
         this.keys.user(user.id),
       )
       .zrem(this.keys.users(), user.id)
+      .srem(this.keys.enabledAdmins(), user.id)
       .hdel(this.keys.userNames(), user.name.toLowerCase())
       .exec();
     return { id: user.id, name: user.name, sessions: sessions.length, workspaces: workspaces.length, keys: keyHashes.length };

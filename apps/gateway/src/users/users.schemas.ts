@@ -1,14 +1,21 @@
 import { z } from 'zod';
+import { USER_ROLES } from './users.repository';
 
 const userName = z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
+const role = z.enum(USER_ROLES, { message: 'must be "admin" or "member"' });
 
-export const createUserBodySchema = z.strictObject({ name: userName });
+/** `role` defaults to `member`. */
+export const createUserBodySchema = z.strictObject({ name: userName, role: role.default('member') });
 export type CreateUserBody = z.infer<typeof createUserBodySchema>;
 
-export const updateUserBodySchema = z.strictObject({
-  /** Disabling refuses the user's keys at once and cancels their running turns; nothing is deleted. */
-  disabled: z.boolean(),
-});
+export const updateUserBodySchema = z
+  .strictObject({
+    /** Disabling refuses the user's keys at once and cancels their running turns; nothing is deleted. */
+    disabled: z.boolean().optional(),
+    /** An admin's keys call the admin routes; a member's get 403. */
+    role: role.optional(),
+  })
+  .refine((body) => body.disabled !== undefined || body.role !== undefined, { message: 'send "disabled", "role" or both' });
 export type UpdateUserBody = z.infer<typeof updateUserBodySchema>;
 
 /** Both optional: `POST /v1/admin/users/:id/keys` with no body makes an unnamed key that never expires. */

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, ErrorCode } from '@weft/contracts';
+import type { AdminActor } from '../auth/admin-actor';
 import { AdminAudit } from '../auth/admin-audit';
 import { ApiKeysRepository, type StoredApiKey } from '../auth/api-keys.repository';
 import { generateApiKey, hashApiKey } from '../auth/key-hash';
@@ -7,8 +8,8 @@ import { TurnCancellation } from '../agent/turn-cancellation';
 import { newId } from '../common/ids';
 import { SessionsRepository } from '../sessions/sessions.repository';
 import { type DeletedUser, UserDeletion } from './user-deletion';
-import type { CreateKeyBody, CreateUserBody } from './users.schemas';
-import { type User, UsersRepository } from './users.repository';
+import type { CreateKeyBody, CreateUserBody, UpdateUserBody } from './users.schemas';
+import { type User, type UserRole, UsersRepository } from './users.repository';
 
 /** How much of a key a listing shows: `weft_` and seven characters. */
 const SHOWN_PREFIX = 12;
@@ -33,11 +34,11 @@ export class UsersService {
     private readonly audit: AdminAudit,
   ) {}
 
-  async create(body: CreateUserBody): Promise<{ id: string; name: string }> {
-    const user = { id: newId('usr'), name: body.name, createdAt: new Date().toISOString() };
+  async create(actor: AdminActor, body: CreateUserBody): Promise<{ id: string; name: string; role: UserRole }> {
+    const user = { id: newId('usr'), name: body.name, createdAt: new Date().toISOString(), role: body.role };
     if (!(await this.users.create(user))) throw new AppError(ErrorCode.Conflict, `A user named "${body.name}" already exists`, { name: body.name });
-    await this.audit.record('user.created', user.id, { name: user.name });
-    return { id: user.id, name: user.name };
+    await this.audit.record(actor, 'user.created', user.id, { name: user.name, role: user.role });
+    return { id: user.id, name: user.name, role: user.role };
   }
 
   async list(): Promise<Array<User & { keys: KeyView[] }>> {
@@ -50,15 +51,28 @@ export class UsersService {
   }
 
   /**
-   * Disabling refuses the user's keys from the next request on and cancels their running turns
-   * (each ends with `turn.cancelled`, its history kept); enabling lets the keys in again.
+   * Sets the role and/or disables or enables. Disabling refuses the user's keys from the next
+   * request on and cancels their running turns (each ends with `turn.cancelled`, its history kept);
+   * enabling lets the keys in again. 409 `AUTH.LAST_ADMIN` when it would leave no enabled admin
+   * while the bootstrap token is off.
    */
-  async setDisabled(userId: string, disabled: boolean): Promise<User & { keys: KeyView[]; cancelledTurns: number }> {
-    await this.found(userId);
-    await this.users.setDisabled(userId, disabled);
-    await this.audit.record(disabled ? 'user.disabled' : 'user.enabled', userId);
+  async update(actor: AdminActor, userId: string, change: UpdateUserBody, intent: 'update' | 'delete' = 'update'): Promise<User & { keys: KeyView[]; cancelledTurns: number }> {
+    const user = await this.found(userId);
+    const outcome = await this.users.update(userId, change);
+    if (outcome === 'missing') throw notFound(userId);
+    if (outcome === 'last-admin') {
+      const action = intent === 'delete' ? 'delete' : change.disabled ? 'disable' : 'demote';
+      throw new AppError(
+        ErrorCode.LastAdmin,
+        `Refusing to ${action} ${user.name} (${userId}): they are the last enabled admin user and the bootstrap token is off, so no one could administer this gateway. ` +
+          'Make another user admin first, or rotate the bootstrap token (POST /v1/admin/bootstrap-token/rotate) to turn it back on',
+        { userId },
+      );
+    }
+    if (change.role !== undefined) await this.audit.record(actor, 'role.set', userId, { role: change.role, previous: user.role });
+    if (change.disabled !== undefined) await this.audit.record(actor, change.disabled ? 'user.disabled' : 'user.enabled', userId);
     let cancelledTurns = 0;
-    if (disabled) {
+    if (change.disabled) {
       for (const session of await this.sessions.listOwned(userId)) {
         if (!session.activeTurnId) continue;
         await this.cancellation.request(session.activeTurnId, 'admin');
@@ -72,19 +86,19 @@ export class UsersService {
    * Deletes the user and everything they own; `confirm` must repeat their name. They are disabled
    * first, so their keys stop and their turns are cancelled before anything is removed.
    */
-  async delete(userId: string, confirm: string): Promise<DeletedUser> {
+  async delete(actor: AdminActor, userId: string, confirm: string): Promise<DeletedUser> {
     const user = await this.found(userId);
     if (confirm !== user.name) {
       throw new AppError(ErrorCode.ValidationFailed, `To delete user ${userId}, send {"confirm": "${user.name}"}: their sessions, workspaces, notes, rules and keys go with them`);
     }
-    await this.setDisabled(userId, true);
+    await this.update(actor, userId, { disabled: true }, 'delete');
     const deleted = await this.deletion.delete(user);
-    await this.audit.record('user.deleted', userId, { ...deleted });
+    await this.audit.record(actor, 'user.deleted', userId, { ...deleted });
     return deleted;
   }
 
   /** The key is returned here, once; only its hash is kept. */
-  async createKey(userId: string, body: CreateKeyBody = {}): Promise<KeyView & { key: string }> {
+  async createKey(actor: AdminActor, userId: string, body: CreateKeyBody = {}): Promise<KeyView & { key: string }> {
     await this.found(userId);
     const key = generateApiKey();
     const stored = {
@@ -96,27 +110,31 @@ export class UsersService {
       expiresAt: body.expiresAt ? new Date(body.expiresAt).toISOString() : '',
     };
     await this.apiKeys.save(hashApiKey(key), stored);
-    await this.audit.record('key.created', userId, { keyId: stored.keyId, name: stored.name || null, prefix: stored.prefix, expiresAt: stored.expiresAt || null });
+    await this.audit.record(actor, 'key.created', userId, { keyId: stored.keyId, name: stored.name || null, prefix: stored.prefix, expiresAt: stored.expiresAt || null });
     return { ...keyView({ ...stored, lastUsedAt: '' }), key };
   }
 
-  async revokeKey(userId: string, keyId: string): Promise<void> {
+  async revokeKey(actor: AdminActor, userId: string, keyId: string): Promise<void> {
     await this.found(userId);
     if (!(await this.apiKeys.revoke(userId, keyId))) throw new AppError(ErrorCode.NotFound, `User ${userId} has no key ${keyId}`);
-    await this.audit.record('key.revoked', userId, { keyId });
+    await this.audit.record(actor, 'key.revoked', userId, { keyId });
   }
 
-  async me(userId: string): Promise<{ id: string; name: string }> {
+  async me(userId: string): Promise<{ id: string; name: string; role: UserRole }> {
     const user = await this.users.find(userId);
     if (!user) throw new AppError(ErrorCode.Unauthorized, 'Invalid API key');
-    return { id: user.id, name: user.name };
+    return { id: user.id, name: user.name, role: user.role };
   }
 
   private async found(userId: string): Promise<User> {
     const user = await this.users.find(userId);
-    if (!user) throw new AppError(ErrorCode.NotFound, `User ${userId} not found`);
+    if (!user) throw notFound(userId);
     return user;
   }
+}
+
+function notFound(userId: string): AppError {
+  return new AppError(ErrorCode.NotFound, `User ${userId} not found`);
 }
 
 function keyView(key: StoredApiKey): KeyView {

@@ -1,8 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { type GitSource, type ReadPathResult, Routes } from '@weft/contracts';
+import { type GitSource, type ReadPathResult, Routes, type WorkspaceManifest, type WorkspaceSyncResult } from '@weft/contracts';
 import { RpcClient } from '@weft/messaging';
 
-/** The tools worker's workspace operations (create, read, export, usage), over NATS. */
+/** Hashing every file of a large workspace, or syncing one, takes longer than an ordinary request. */
+export const WORKSPACE_SYNC_TIMEOUT_MS = 120_000;
+
+/** The tools worker's workspace operations (create, read, export, usage, manifest, sync), over NATS. */
 @Injectable()
 export class WorkspaceFilesClient {
   constructor(private readonly rpc: RpcClient) {}
@@ -35,6 +38,15 @@ export class WorkspaceFilesClient {
 
   async exportPatch(workspaceId: string): Promise<string> {
     return (await this.rpc.request(Routes.toolsExportPatch, { workspaceId })).patch;
+  }
+
+  manifest(workspaceId: string): Promise<WorkspaceManifest> {
+    return this.rpc.request(Routes.toolsWorkspaceManifest, { workspaceId }, { timeoutMs: WORKSPACE_SYNC_TIMEOUT_MS });
+  }
+
+  /** `maxBytes`: what the workspace may hold afterwards; a sync that grows it past this is undone. */
+  sync(workspaceId: string, change: { archiveBase64?: string; deleted: string[]; maxBytes: number }): Promise<WorkspaceSyncResult> {
+    return this.rpc.request(Routes.toolsSyncWorkspace, { workspaceId, ...change }, { timeoutMs: WORKSPACE_SYNC_TIMEOUT_MS });
   }
 
   async delete(workspaceId: string): Promise<void> {

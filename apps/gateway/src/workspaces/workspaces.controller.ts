@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
-import { workspaceIdSchema } from '@weft/contracts';
+import { type WorkspaceSyncBody, workspaceIdSchema, workspaceSyncBodySchema } from '@weft/contracts';
 import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
@@ -7,17 +7,22 @@ import { UserAuthGuard } from '../auth/user-auth.guard';
 import { ZodValidationPipe } from '../common/zod-validation.pipe';
 import { parseWorkspaceUpload } from './workspace-upload';
 import { sendArchive, sendPatch, sendReadPath, wildcardPath } from './workspace-responses';
+import { WorkspaceSyncService } from './workspace-sync.service';
 import { WorkspacesService } from './workspaces.service';
 
 const workspaceId = new ZodValidationPipe(workspaceIdSchema);
 const workspaceName = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
 const createQuery = new ZodValidationPipe(z.strictObject({ name: workspaceName.optional() }));
 const renameBody = new ZodValidationPipe(z.strictObject({ name: workspaceName }));
+const syncBody = new ZodValidationPipe(workspaceSyncBodySchema);
 
 @Controller('v1/workspaces')
 @UseGuards(UserAuthGuard)
 export class WorkspacesController {
-  constructor(private readonly workspaces: WorkspacesService) {}
+  constructor(
+    private readonly workspaces: WorkspacesService,
+    private readonly syncing: WorkspaceSyncService,
+  ) {}
 
   @Post()
   @HttpCode(201)
@@ -44,6 +49,17 @@ export class WorkspacesController {
   @HttpCode(204)
   async delete(@CurrentPrincipal() principal: Principal, @Param('id', workspaceId) id: string): Promise<void> {
     await this.workspaces.delete(principal.userId, id);
+  }
+
+  @Get(':id/manifest')
+  manifest(@CurrentPrincipal() principal: Principal, @Param('id', workspaceId) id: string) {
+    return this.syncing.manifest(principal.userId, id);
+  }
+
+  @Post(':id/sync')
+  @HttpCode(200)
+  sync(@CurrentPrincipal() principal: Principal, @Param('id', workspaceId) id: string, @Body(syncBody) body: WorkspaceSyncBody) {
+    return this.syncing.sync(principal.userId, id, body);
   }
 
   @Get(':id/files{/*path}')

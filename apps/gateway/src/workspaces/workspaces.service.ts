@@ -5,6 +5,7 @@ import { GATEWAY_CONFIG, type GatewaySettings } from '../config';
 import { assertGitHostAllowed } from './git-hosts';
 import { quotaLeft } from './workspace-quota';
 import { WorkspaceFilesClient } from './workspace-files.client';
+import { WorkspaceLocks } from './workspace-locks';
 import type { WorkspaceUpload } from './workspace-upload';
 import { type Workspace, WorkspacesRepository } from './workspaces.repository';
 
@@ -13,6 +14,7 @@ export class WorkspacesService {
   constructor(
     private readonly workspaces: WorkspacesRepository,
     private readonly files: WorkspaceFilesClient,
+    private readonly locks: WorkspaceLocks,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewaySettings,
   ) {}
 
@@ -50,14 +52,43 @@ export class WorkspacesService {
 
   /**
    * Removes the workspace's files, its snapshot and its notes. Refused (409) while a turn runs
-   * in it; sessions on it stay readable, and a new turn there fails with the workspace missing.
+   * in it or while it is being synced; sessions on it stay readable, and a new turn there fails
+   * with the workspace missing.
    */
   async delete(ownerId: string, workspaceId: string): Promise<void> {
     await this.assertOwned(ownerId, workspaceId);
+    await this.locks.run(workspaceId, 'delete', async () => {
+      await this.assertNoTurnRunning(ownerId, workspaceId, 'delete');
+      await this.remove(ownerId, workspaceId);
+    });
+  }
+
+  /**
+   * Deletes the workspace as `delete` does if it was last used at or before `cutoff` and no turn
+   * runs in it; a workspace busy with another operation is left for the next sweep.
+   */
+  async expireIfIdle(ownerId: string, workspaceId: string, cutoff: Date): Promise<'expired' | 'in use' | 'busy' | 'gone'> {
+    const outcome = await this.locks.tryRun(workspaceId, 'expiry', async () => {
+      // Read again under the lock: a session may have been made on it since it was listed.
+      const workspace = await this.workspaces.findOwned(ownerId, workspaceId);
+      if (!workspace) return 'gone' as const;
+      if (Date.parse(workspace.lastUsedAt) > cutoff.getTime()) return 'in use' as const;
+      if ((await this.workspaces.sessionsRunningIn(ownerId, workspaceId)).length > 0) return 'in use' as const;
+      await this.remove(ownerId, workspaceId);
+      return 'expired' as const;
+    });
+    return outcome.ran ? outcome.value : 'busy';
+  }
+
+  /** 409 naming the sessions whose turns run in the workspace. */
+  async assertNoTurnRunning(ownerId: string, workspaceId: string, action: string): Promise<void> {
     const running = await this.workspaces.sessionsRunningIn(ownerId, workspaceId);
     if (running.length > 0) {
-      throw new AppError(ErrorCode.Conflict, `Workspace ${workspaceId} has a turn running in session ${running.join(', ')}; cancel it or wait, then delete`, { sessions: running });
+      throw new AppError(ErrorCode.Conflict, `Workspace ${workspaceId} has a turn running in session ${running.join(', ')}; cancel it or wait, then ${action}`, { sessions: running });
     }
+  }
+
+  private async remove(ownerId: string, workspaceId: string): Promise<void> {
     await this.files.delete(workspaceId);
     await this.workspaces.remove(ownerId, workspaceId);
   }

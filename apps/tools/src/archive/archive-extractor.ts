@@ -97,7 +97,8 @@ export async function scanTree(root: string, limits: ArchiveLimits): Promise<Arc
   return totals;
 }
 
-async function assertLinkInside(root: string, entry: string): Promise<void> {
+/** A link (at `entry`, relative to `root`) whose target, followed on disk, leaves the root is rejected. */
+export async function assertLinkInside(root: string, entry: string): Promise<void> {
   try {
     await resolveInside(root, entry);
   } catch (error) {

@@ -85,6 +85,28 @@ export class WorkspaceStore {
     }
   }
 
+  /**
+   * Makes `fresh` (a folder on this volume) the workspace's snapshot; the old one, if any, is
+   * moved to `parking` first and put back if the swap fails.
+   */
+  async replaceSnapshot(workspaceId: string, fresh: string, parking: string): Promise<void> {
+    const target = this.snapshotPathOf(workspaceId);
+    await mkdir(join(this.baseDir, SNAPSHOTS_FOLDER), { recursive: true, mode: 0o700 });
+    const parked = await rename(target, parking).then(
+      () => true,
+      (error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') return false;
+        throw error;
+      },
+    );
+    try {
+      await rename(fresh, target);
+    } catch (error) {
+      if (parked) await rename(parking, target);
+      throw error;
+    }
+  }
+
   /** The real path of a workspace's snapshot; a workspace created before snapshots has none. */
   async snapshot(workspaceId: string): Promise<string> {
     const path = this.snapshotPathOf(workspaceId);

@@ -1,16 +1,17 @@
-import { AppError, ErrorCode, type GitSource, type ReadPathResult, type WorkspaceUsage } from '@weft/contracts';
+import { AppError, ErrorCode, type GitSource, type ReadPathResult, type WorkspaceManifest, type WorkspaceSyncResult, type WorkspaceUsage } from '@weft/contracts';
 import type { Logger } from '@weft/logging';
 import { type ArchiveInspection, inspectArchive } from '../archive/archive-inspector';
-import { ArchiveUnreadable } from '../archive/archive-unreadable';
 import { ExportTooLarge, exportArchive } from '../archive/archive-exporter';
 import { extractArchive } from '../archive/archive-extractor';
-import { type ArchiveLimits, EntryRejected, entryCrossing } from '../archive/entry-policy';
+import { type ArchiveLimits, entryCrossing } from '../archive/entry-policy';
 import type { GitImporter } from '../git/git-importer';
 import { PatchTooLarge, type ExportedPatch, type PatchLimits, exportPatch } from '../patch/patch-exporter';
+import { rejectingArchive } from './archive-rejection';
 import { displayName } from './display-name';
 import { fsFailure } from './fs-failure';
 import { readPathIn } from './read-path';
 import { measureTree } from './workspace-usage';
+import { type SyncWorkspaceCommand, WorkspaceSync } from './workspace-sync';
 import type { WorkspaceStore } from './workspace-store';
 
 export interface CreateWorkspaceCommand {
@@ -25,12 +26,16 @@ export interface CreateWorkspaceCommand {
 export const PATCH_LIMITS: PatchLimits = { maxFileBytes: 4 * 1024 * 1024, maxPatchBytes: 8 * 1024 * 1024, maxEntries: 200_000 };
 
 export class WorkspaceService {
+  private readonly syncer: WorkspaceSync;
+
   constructor(
     private readonly store: WorkspaceStore,
     private readonly limits: ArchiveLimits,
     private readonly log: Logger,
     private readonly git?: GitImporter,
-  ) {}
+  ) {
+    this.syncer = new WorkspaceSync(store, limits, log);
+  }
 
   async create({ workspaceId, archiveBase64, git, maxBytes }: CreateWorkspaceCommand): Promise<{ files: number; bytes: number }> {
     if (git) return this.createFromGit(workspaceId, git, maxBytes);
@@ -65,7 +70,17 @@ export class WorkspaceService {
     return totals;
   }
 
-  /** Everything changed since the workspace was created, as a git-style patch. */
+  /** Every file, link and folder outside .git and node_modules, files with their SHA-256. */
+  manifest(workspaceId: string): Promise<WorkspaceManifest> {
+    return this.syncer.manifest(workspaceId);
+  }
+
+  /** Writes the changed entries, removes the gone ones; all or nothing. */
+  sync(command: SyncWorkspaceCommand): Promise<WorkspaceSyncResult> {
+    return this.syncer.sync(command);
+  }
+
+  /** Everything changed since the workspace was created (or last synced), as a git-style patch. */
   async exportPatch(workspaceId: string): Promise<ExportedPatch> {
     const root = await this.store.root(workspaceId);
     try {
@@ -89,16 +104,8 @@ export class WorkspaceService {
     return usages;
   }
 
-  private async rejectingArchive<T>(workspaceId: string, work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (error) {
-      if (!(error instanceof EntryRejected || error instanceof ArchiveUnreadable)) throw error;
-      const cause = error.cause instanceof Error ? error.cause.message : undefined;
-      this.log.warn({ workspaceId, reason: error.message, cause }, 'workspace archive rejected');
-      const entry = error instanceof EntryRejected ? { entry: error.entry } : {};
-      throw new AppError(ErrorCode.ArchiveRejected, `Archive rejected: ${error.message}`, { reason: error.message, ...entry });
-    }
+  private rejectingArchive<T>(workspaceId: string, work: () => Promise<T>): Promise<T> {
+    return rejectingArchive(this.log, workspaceId, work);
   }
 
   async readPath(workspaceId: string, path: string): Promise<ReadPathResult> {

@@ -37,6 +37,16 @@ export class WorkspacesController {
     return { removed: true as const };
   }
 
+  @MessagePattern(Routes.toolsWorkspaceManifest.subject)
+  manifest(@Payload(new ZodPayloadPipe(Routes.toolsWorkspaceManifest.request)) request: Request<'toolsWorkspaceManifest'>) {
+    return this.workspaces.manifest(request.workspaceId);
+  }
+
+  @MessagePattern(Routes.toolsSyncWorkspace.subject)
+  sync(@Payload(new ZodPayloadPipe(Routes.toolsSyncWorkspace.request)) request: Request<'toolsSyncWorkspace'>) {
+    return this.workspaces.sync(request);
+  }
+
   @MessagePattern(Routes.toolsExportWorkspace.subject)
   export(@Payload(new ZodPayloadPipe(Routes.toolsExportWorkspace.request)) request: Request<'toolsExportWorkspace'>) {
     return this.workspaces.export(request.workspaceId);

@@ -1,0 +1,108 @@
+import { basename } from 'node:path';
+import type { WorkspaceSyncResult } from '@weft/contracts';
+import type { ApiClient } from './api-client';
+import { packDirectory, packPaths } from './archive';
+import { status, type CliContext } from './context';
+import { ApiError } from './errors';
+import { folderManifest } from './folder-manifest';
+import { formatBytes } from './format-bytes';
+import { type SyncPlan, planSync } from './sync-plan';
+import { type FolderUpload, WorkspaceFolders, type WorkspaceOwner } from './workspace-folders';
+
+/** Overwritten paths named in the output; the rest are counted. */
+const SHOWN_PATHS = 5;
+
+export interface FolderWorkspaceOptions {
+  /** Upload a new workspace even if this folder has one (`--new-workspace`). */
+  readonly fresh?: boolean;
+}
+
+/**
+ * The workspace for `dir` on this gateway: the one this user uploaded it to before, brought in
+ * line with the folder by sending only what changed; or a new upload, with one line saying why.
+ */
+export async function workspaceForFolder(ctx: CliContext, client: ApiClient, dir: string, options: FolderWorkspaceOptions = {}): Promise<string> {
+  const folders = new WorkspaceFolders(ctx.env);
+  const owner: WorkspaceOwner = { gateway: client.baseUrl, userId: (await client.me()).id };
+  if (options.fresh) return uploadDirectory(ctx, client, dir, owner, 'a new workspace, as --new-workspace asks');
+  const uploads = await folders.uploadsFrom(dir);
+  // Uploads remembered before owners were recorded are tried too: another user's is a 404.
+  const candidate = uploads.find((u) => sameOwner(u.owner, owner)) ?? uploads.find((u) => !u.owner);
+  if (!candidate) {
+    const why = uploads[0] ? `a new workspace: this folder's ${uploads[0].workspaceId} ${elsewhere(uploads[0], owner)}` : undefined;
+    return uploadDirectory(ctx, client, dir, owner, why);
+  }
+  const outcome = await syncFolder(ctx, client, dir, candidate.workspaceId);
+  if (outcome.synced) {
+    await folders.remember(candidate.workspaceId, dir, new Date(), owner);
+    return candidate.workspaceId;
+  }
+  if (outcome.gone) await folders.forget(candidate.workspaceId);
+  return uploadDirectory(ctx, client, dir, owner, `a new workspace: ${outcome.why}`);
+}
+
+/** Uploads `dir` as a new workspace and remembers where it came from, for `weft apply` and the next `weft run`. */
+export async function uploadDirectory(ctx: CliContext, client: ApiClient, dir: string, owner?: WorkspaceOwner, why?: string): Promise<string> {
+  const archive = await packDirectory(dir);
+  status(ctx, `uploading ${dir} (${formatBytes(archive.byteLength)}) as ${why ?? 'a new workspace'}…`);
+  const workspaceId = await client.uploadWorkspace(archive, basename(dir));
+  await new WorkspaceFolders(ctx.env).remember(workspaceId, dir, new Date(), owner ?? { gateway: client.baseUrl, userId: (await client.me()).id });
+  return workspaceId;
+}
+
+type SyncOutcome = { synced: true } | { synced: false; gone: boolean; why: string };
+
+async function syncFolder(ctx: CliContext, client: ApiClient, dir: string, workspaceId: string): Promise<SyncOutcome> {
+  const manifest = await client.workspaceManifest(workspaceId).catch((error: unknown) => refusal(error, workspaceId));
+  if ('synced' in manifest) return manifest;
+  const plan = planSync(await folderManifest(dir), manifest.entries);
+  if (plan.send.length === 0 && plan.delete.length === 0) {
+    status(ctx, `workspace ${workspaceId}: up to date with ${dir} (${plural(plan.unchanged, 'file')} unchanged)`);
+    return { synced: true };
+  }
+  const archive = plan.send.length > 0 ? (await packPaths(dir, plan.send)).toString('base64') : undefined;
+  const result = await client.syncWorkspace(workspaceId, { archiveBase64: archive, deleted: [...plan.delete] }).catch((error: unknown) => refusal(error, workspaceId));
+  if ('synced' in result) return result;
+  report(ctx, workspaceId, plan, result);
+  return { synced: true };
+}
+
+function report(ctx: CliContext, workspaceId: string, plan: SyncPlan, result: WorkspaceSyncResult): void {
+  const sent = plan.changed + plan.added;
+  status(ctx, `workspace ${workspaceId}: sent ${plural(sent, 'changed file')}, removed ${plan.removed}, ${plan.unchanged} unchanged`);
+  if (result.overwritten.length === 0) return;
+  const shown = result.overwritten.slice(0, SHOWN_PATHS).join(', ');
+  const more = result.overwritten.length > SHOWN_PATHS ? ` and ${result.overwritten.length - SHOWN_PATHS} more` : '';
+  status(
+    ctx,
+    `the folder's version replaced ${plural(result.overwritten.length, 'path')} changed in the workspace since the last upload: ${shown}${more} ` +
+      '(`weft apply` before `weft run` keeps such changes; `--new-workspace` starts afresh)',
+  );
+}
+
+/** Why the remembered workspace cannot be synced, when a new upload is the answer; other errors go on up. */
+function refusal(error: unknown, workspaceId: string): SyncOutcome & { synced: false } {
+  if (!(error instanceof ApiError)) throw error;
+  if (error.status === 404) return { synced: false, gone: true, why: `${workspaceId}, which this folder was uploaded to, no longer exists (deleted, or expired after being idle)` };
+  if (error.status === 409) {
+    const sessions = error.details?.sessions;
+    const what = Array.isArray(sessions) ? `a turn is running in it (session ${sessions.join(', ')})` : 'another sync or a delete holds it';
+    return { synced: false, gone: false, why: `${workspaceId} is busy: ${what}` };
+  }
+  // The manifest's answer for a workspace with more entries than a sync handles.
+  if (error.status === 413 && error.details?.maxEntries !== undefined) return { synced: false, gone: false, why: `${workspaceId} has too many files to sync` };
+  throw error;
+}
+
+function sameOwner(a: WorkspaceOwner | undefined, b: WorkspaceOwner): boolean {
+  return a !== undefined && a.gateway === b.gateway && a.userId === b.userId;
+}
+
+function elsewhere(upload: FolderUpload, owner: WorkspaceOwner): string {
+  if (upload.owner && upload.owner.gateway !== owner.gateway) return `is on another gateway (${upload.owner.gateway})`;
+  return 'belongs to another user';
+}
+
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}

@@ -1,0 +1,38 @@
+import { Body, Controller, HttpCode, Inject, Post, UseGuards } from '@nestjs/common';
+import { AppError, ErrorCode } from '@weft/contracts';
+import { z } from 'zod';
+import { type AdminActor, CurrentAdmin } from '../auth/admin-actor';
+import { AdminAudit } from '../auth/admin-audit';
+import { AdminGuard } from '../auth/admin.guard';
+import { ZodValidationPipe } from '../common/zod-validation.pipe';
+import { GATEWAY_CONFIG, type GatewaySettings } from '../config';
+import { WorkspaceExpiry } from './workspace-expiry.service';
+
+const expireBody = z.strictObject({
+  /** Defaults to WORKSPACE_IDLE_DAYS. */
+  idleDays: z.number().positive().optional(),
+  dryRun: z.boolean().default(false),
+});
+
+/** Runs the idle-workspace sweep now, or previews it (`dryRun`), with the server's setting or another. */
+@Controller('v1/admin/workspaces')
+@UseGuards(AdminGuard)
+export class WorkspaceExpiryController {
+  constructor(
+    private readonly expiry: WorkspaceExpiry,
+    private readonly audit: AdminAudit,
+    @Inject(GATEWAY_CONFIG) private readonly config: Pick<GatewaySettings, 'WORKSPACE_IDLE_DAYS'>,
+  ) {}
+
+  @Post('expire')
+  @HttpCode(200)
+  async expire(@CurrentAdmin() actor: AdminActor, @Body(new ZodValidationPipe(expireBody)) body: z.infer<typeof expireBody>) {
+    const idleDays = body.idleDays ?? this.config.WORKSPACE_IDLE_DAYS;
+    if (idleDays <= 0) {
+      throw new AppError(ErrorCode.ValidationFailed, 'Workspace expiry is off on this server (WORKSPACE_IDLE_DAYS is 0): pass {"idleDays": <days>}');
+    }
+    const report = await this.expiry.expire(idleDays, body.dryRun);
+    if (!body.dryRun) await this.audit.record(actor, 'workspaces.expired', undefined, { idleDays, workspaces: report.expired.map((w) => w.id) });
+    return report;
+  }
+}
