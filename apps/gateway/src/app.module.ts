@@ -13,6 +13,7 @@ import { NotesModule } from './notes/notes.module';
 import { PermissionsModule } from './permissions/permissions.module';
 import { SessionsModule } from './sessions/sessions.module';
 import { UsersModule } from './users/users.module';
+import { WebModule } from './web/web.module';
 import { WorkspacesModule } from './workspaces/workspaces.module';
 
 @Module({})
@@ -34,6 +35,7 @@ export class AppModule {
         AgentModule,
         CompatModule,
         HealthModule,
+        WebModule,
       ],
     };
   }

@@ -52,6 +52,7 @@ export function scriptInvocation(words: readonly Word[]): ScriptInvocation | und
   if (first === undefined) return undefined;
   const run = (manager: ScriptInvocation['manager'], script: string | undefined) =>
     script === undefined ? undefined : { manager, script, otherPackage };
+  if (program === null || program === undefined) return undefined;
   switch (program) {
     case 'npm':
       return NPM_RUN.has(first) ? run('npm', second) : run('npm', Object.hasOwn(NPM_DIRECT, first) ? NPM_DIRECT[first] : undefined);

@@ -1,0 +1,84 @@
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import { ApiError } from './api/api-error';
+import { ApiClient } from './api/client';
+import { forgetKey, loadKey, saveKey } from './api/key-store';
+import type { Me } from './api/schemas';
+import { ErrorMessage } from './components/ErrorMessage';
+import { LoginScreen } from './components/LoginScreen';
+import { Shell } from './Shell';
+
+type Auth =
+  | { state: 'signed-out'; notice?: string }
+  | { state: 'checking'; key: string }
+  | { state: 'unreachable'; key: string; error: unknown }
+  | { state: 'signed-in'; key: string; me: Me };
+
+/** Signs in with a key kept in localStorage; a saved key is checked with `GET /v1/me` first. */
+export function App() {
+  const [auth, setAuth] = useState<Auth>(() => {
+    const key = loadKey();
+    return key ? { state: 'checking', key } : { state: 'signed-out' };
+  });
+
+  const check = useCallback((key: string) => {
+    setAuth({ state: 'checking', key });
+    new ApiClient(key).me().then(
+      (me) => setAuth({ state: 'signed-in', key, me }),
+      (error: unknown) => {
+        if (error instanceof ApiError && (error.status === 401 || error.status === 403)) {
+          forgetKey();
+          setAuth({ state: 'signed-out', notice: `Your saved key no longer works: ${error.message}` });
+        } else setAuth({ state: 'unreachable', key, error });
+      },
+    );
+  }, []);
+
+  // Once, for the key saved by an earlier visit.
+  useEffect(() => {
+    const saved = loadKey();
+    if (saved) check(saved);
+  }, [check]);
+
+  const signOut = useCallback(() => {
+    forgetKey();
+    setAuth({ state: 'signed-out' });
+  }, []);
+
+  const api = useMemo(() => (auth.state === 'signed-in' ? new ApiClient(auth.key) : null), [auth]);
+
+  switch (auth.state) {
+    case 'signed-out':
+      return (
+        <LoginScreen
+          notice={auth.notice}
+          onSignedIn={(key, me) => {
+            saveKey(key);
+            setAuth({ state: 'signed-in', key, me });
+          }}
+        />
+      );
+    case 'checking':
+      return (
+        <main className="centered">
+          <p role="status">Connecting to the gateway…</p>
+        </main>
+      );
+    case 'unreachable':
+      return (
+        <main className="centered">
+          <h1>Weft</h1>
+          <ErrorMessage error={auth.error} prefix="Could not check your key." />
+          <div className="row">
+            <button type="button" onClick={() => check(auth.key)}>
+              Try again
+            </button>
+            <button type="button" className="secondary" onClick={signOut}>
+              Sign out
+            </button>
+          </div>
+        </main>
+      );
+    case 'signed-in':
+      return api ? <Shell api={api} me={auth.me} onSignOut={signOut} /> : null;
+  }
+}

@@ -1,0 +1,77 @@
+import type { StoredSessionEvent } from '@weft/contracts';
+import { describe, expect, it } from 'vitest';
+import { compareStreamIds } from './stream-id';
+import { type ToolItem, applyEvents, emptyTimeline } from './timeline';
+
+let seq = 0;
+const at = '2026-11-01T10:00:00.000Z';
+/** Events of one turn with increasing stream ids, as the log would hold them. */
+function ev(event: Record<string, unknown> & { type: StoredSessionEvent['type'] }): StoredSessionEvent {
+  seq += 1;
+  return { turnId: 'turn_1', at, id: `1700000000000-${seq}`, ...event } as StoredSessionEvent;
+}
+
+const call = { id: 'call_1', name: 'run_command', arguments: { command: 'make' } };
+
+function turn(): StoredSessionEvent[] {
+  seq = 0;
+  return [
+    ev({ type: 'message.created', role: 'user', content: 'build it' }),
+    ev({ type: 'turn.started', model: 'scripted/x' }),
+    ev({ type: 'message.delta', text: 'Let me ' }),
+    ev({ type: 'message.delta', text: 'build.' }),
+    ev({ type: 'tool.called', call }),
+    ev({ type: 'permission.requested', requestId: 'perm_1', callId: 'call_1', call, subject: 'make', reasons: ['runs a command'], suggestedRules: ['Bash(make)'], expiresAt: at }),
+    ev({ type: 'permission.decided', callId: 'call_1', tool: 'run_command', decision: 'allow', decidedBy: 'user', storedRules: ['Bash(make)'] }),
+    ev({ type: 'tool.output', callId: 'call_1', stream: 'stdout', text: 'step 1\n' }),
+    ev({ type: 'tool.output', callId: 'call_1', stream: 'stdout', text: 'step 2\n' }),
+    ev({ type: 'tool.completed', callId: 'call_1', name: 'run_command', isError: false, output: 'exit code: 0\nduration: 12 ms\nstdout:\nstep 1\nstep 2\n' }),
+    ev({ type: 'message.delta', text: 'Built.' }),
+    ev({ type: 'message.completed', content: 'Built.' }),
+    ev({ type: 'turn.completed', usage: { promptTokens: 1, completionTokens: 1 }, iterations: 2 }),
+  ];
+}
+
+describe('the chat timeline', () => {
+  it('folds a turn into a message, streamed text, one tool card and the final answer', () => {
+    const t = applyEvents(emptyTimeline, turn());
+    expect(t.items.map((i) => i.kind)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+    expect(t.items[1]).toMatchObject({ text: 'Let me build.', final: false });
+    const tool = t.items[2] as ToolItem;
+    expect(tool).toMatchObject({ callId: 'call_1', live: 'step 1\nstep 2\n', permission: { requestId: 'perm_1' }, decision: { decision: 'allow' } });
+    expect(tool.result?.output).toContain('exit code: 0');
+    expect(t.items[3]).toMatchObject({ text: 'Built.', final: true });
+    expect(t.activeTurnId).toBeNull();
+    expect(t.applied).toBe(13);
+  });
+
+  it('shows each event once when a reconnect resends what was already applied', () => {
+    const events = turn();
+    const first = applyEvents(emptyTimeline, events.slice(0, 9));
+    expect(first.activeTurnId).toBe('turn_1');
+    // The stream dropped after event 9; the reconnect asks from an older id and gets 6..13 again.
+    const resumed = applyEvents(first, events.slice(5));
+    expect(resumed).toEqual(applyEvents(emptyTimeline, events));
+    expect(applyEvents(resumed, events)).toBe(resumed);
+  });
+
+  it('marks the files the latest turn wrote and bumps the files version after file tools', () => {
+    seq = 0;
+    const write = { id: 'c1', name: 'edit_file', arguments: { path: './src/a.ts', edits: [] } };
+    const t = applyEvents(emptyTimeline, [
+      ev({ type: 'message.created', role: 'user', content: 'edit' }),
+      ev({ type: 'tool.called', call: write }),
+      ev({ type: 'tool.completed', callId: 'c1', name: 'edit_file', isError: false, output: 'Edited' }),
+    ]);
+    expect(t.changedPaths).toEqual(['src/a.ts']);
+    expect(t.filesVersion).toBe(1);
+    const next = applyEvents(t, [ev({ type: 'message.created', role: 'user', content: 'again' })]);
+    expect(next.changedPaths).toEqual([]);
+  });
+
+  it('orders stream ids by time, then sequence', () => {
+    expect(compareStreamIds('1700000000000-10', '1700000000000-9')).toBe(1);
+    expect(compareStreamIds('1700000000001-0', '1700000000000-99')).toBe(1);
+    expect(compareStreamIds('5-5', '5-5')).toBe(0);
+  });
+});

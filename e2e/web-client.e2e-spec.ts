@@ -1,0 +1,304 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import type { StoredSessionEvent } from '@weft/contracts';
+import { createParser } from 'eventsource-parser';
+import { type Browser, type BrowserContext, type Locator, type Page, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newUserKey } from './support/api';
+import { gatewayUrl } from './support/stack';
+
+/**
+ * The web client (apps/web) in a real browser: Debian's Chromium driven by playwright-core,
+ * against the gateway of the compose stack, which serves the page at `/`. The scripted model
+ * e2e/scripts/web-edit-run.json lists, edits (asks), runs `make` (asks, streams output), answers.
+ */
+const run = promisify(execFile);
+const CHROMIUM = process.env.WEFT_E2E_CHROMIUM ?? '/usr/bin/chromium';
+const SCREENSHOTS = resolve(__dirname, '../docs/screenshots');
+const MODEL = 'scripted/web-edit-run';
+const GREET = "export function greet(name) {\n  return 'Hello, ' + name;\n}\n";
+const MAKEFILE = 'all:\n\t@echo build step 1\n\t@sleep 1\n\t@echo build step 2\n\t@sleep 1\n\t@echo build done\n\nslow:\n\t@echo slow build started\n\t@sleep 300\n';
+
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let key: string;
+let home: string;
+/** Errors the page logged: a CSP refusal or an uncaught exception fails the file at the end. */
+const pageErrors: string[] = [];
+
+async function git(dir: string, ...args: string[]): Promise<string> {
+  const { stdout } = await run('git', ['-c', 'user.name=Ada', '-c', 'user.email=ada@example.com', ...args], { cwd: dir });
+  return stdout;
+}
+
+/** The project the user uploads: a folder on disk, committed so the patch can be applied to it. */
+async function project(): Promise<string> {
+  const dir = join(home, 'greeter');
+  await mkdir(join(dir, 'src'), { recursive: true });
+  await writeFile(join(dir, 'src/greet.js'), GREET);
+  await writeFile(join(dir, 'Makefile'), MAKEFILE);
+  await writeFile(join(dir, 'README.md'), '# Greeter\n\nSays hello.\n');
+  await git(dir, 'init', '-q');
+  await git(dir, 'add', '.');
+  await git(dir, 'commit', '-qm', 'start');
+  return dir;
+}
+
+/** The session's whole log as the API streams it, up to the end of its first turn. */
+async function sessionLog(sessionId: string): Promise<StoredSessionEvent[]> {
+  const controller = new AbortController();
+  const res = await fetch(`${gatewayUrl}/v1/sessions/${sessionId}/events`, {
+    headers: { authorization: `Bearer ${key}` },
+    signal: AbortSignal.any([controller.signal, AbortSignal.timeout(30_000)]),
+  });
+  const events: StoredSessionEvent[] = [];
+  let ended = false;
+  const parser = createParser({
+    onEvent: (m) => {
+      const event = JSON.parse(m.data) as StoredSessionEvent;
+      events.push({ ...event, id: m.id ?? '' });
+      if (event.type === 'turn.completed' || event.type === 'turn.failed' || event.type === 'turn.cancelled') ended = true;
+    },
+  });
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  while (!ended) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    parser.feed(decoder.decode(value, { stream: true }));
+  }
+  controller.abort();
+  return events;
+}
+
+interface Violation {
+  id: string;
+  impact: string | null;
+  help: string;
+  targets: string[];
+}
+
+/** axe-core in the page (evaluated, so the page's CSP does not stand in its way). */
+async function accessibilityViolations(): Promise<string[]> {
+  const source = await readFile(createRequire(__filename).resolve('axe-core/axe.min.js'), 'utf8');
+  await page.evaluate(source);
+  // Strings, not functions: this file is type-checked without the DOM's types.
+  const violations = await page.evaluate<Violation[]>(
+    `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({
+       id: v.id, impact: v.impact, help: v.help, targets: v.nodes.slice(0, 3).map((n) => JSON.stringify(n.target)) })))`,
+  );
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.impact} ${v.id}: ${v.help} ${v.targets.join(' ')}`);
+}
+
+/** playwright-core has no retrying assertions: poll with vitest's. */
+const eventually = { timeout: 30_000, interval: 100 };
+const textOf = (locator: Locator) => () => locator.textContent({ timeout: 1_000 }).then((t) => t ?? '', () => '');
+const STORED_KEY = "localStorage.getItem('weft.apiKey')";
+const shot = (name: string) => page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: apt-get install -y chromium (or set WEFT_E2E_CHROMIUM)`);
+  home = await mkdtemp(join(tmpdir(), 'weft-e2e-web-'));
+  await mkdir(SCREENSHOTS, { recursive: true });
+  key = await newUserKey(`web-${Date.now().toString(36)}`);
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    // As root in a container, without a GPU, on a machine whose outbound network is closed.
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  context = await browser.newContext({ viewport: { width: 1400, height: 900 }, acceptDownloads: true });
+  context.setDefaultTimeout(30_000);
+  page = await context.newPage();
+  page.on('pageerror', (error) => pageErrors.push(`pageerror: ${error.message}`));
+  page.on('console', (message) => {
+    // A refused key is a 401 the browser itself reports; that one is expected.
+    if (message.type() === 'error' && !/status of 401/.test(message.text())) pageErrors.push(`console: ${message.text()}`);
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  if (home) await rm(home, { recursive: true, force: true });
+});
+
+describe('the web client in Chromium, served by the gateway', () => {
+  it('is served by the gateway at / with a strict content policy, and nothing else under /assets', async () => {
+    const index = await fetch(`${gatewayUrl}/`);
+    expect(index.status).toBe(200);
+    expect(index.headers.get('content-security-policy')).toContain("script-src 'self'");
+    const script = /src="(\/assets\/[^"]+\.js)"/.exec(await index.text())?.[1];
+    expect(script).toBeDefined();
+    const asset = await fetch(`${gatewayUrl}${script}`);
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get('cache-control')).toContain('immutable');
+    const missing = await fetch(`${gatewayUrl}/assets/nope.js`);
+    expect(missing.status).toBe(404);
+    expect(((await missing.json()) as { error: { code: string } }).error.code).toBe('COMMON.NOT_FOUND');
+    expect((await fetch(`${gatewayUrl}/assets/%2e%2e/index.html`)).status).toBe(404);
+  });
+
+  it('refuses a wrong key with a clear message, then signs in with a good one', async () => {
+    await page.goto(`${gatewayUrl}/`);
+    await page.getByLabel('API key').fill('weft_not-a-real-key');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(textOf(page.getByRole('alert')), eventually).toContain('The gateway refused this key');
+    await shot('login-error');
+    expect(await accessibilityViolations()).toEqual([]);
+
+    await page.getByLabel('API key').fill(key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('Signed in as').waitFor();
+    expect(await page.evaluate(STORED_KEY)).toBe(key);
+  });
+
+  it('uploads a folder, runs a turn with a diff, two permission answers and live output, resumes after a reload, and exports a patch that applies', async () => {
+    const dir = await project();
+    await page.getByRole('link', { name: 'New session' }).click();
+    await page.getByLabel('Model').selectOption(MODEL);
+    await page.getByLabel('Title (optional)').fill('Greet from Weft');
+    await page.getByLabel('Choose a folder, or drop one here').setInputFiles(dir);
+    // .git is left out of the upload.
+    await page.getByText(/greeter: 3 files/).waitFor();
+    await shot('new-session');
+    await page.getByRole('button', { name: 'Create session' }).click();
+    await expect.poll(() => page.url(), eventually).toMatch(/#\/sessions\/ses_/);
+    const sessionId = decodeURIComponent(page.url().split('/').pop()!);
+    await page.getByRole('heading', { name: 'Greet from Weft' }).waitFor();
+    await page.getByRole('navigation', { name: 'Sessions' }).getByText('Greet from Weft').waitFor();
+    // The tree shows the uploaded files before the agent has done anything.
+    const files = page.getByRole('complementary', { name: 'Workspace' });
+    await files.getByRole('button', { name: 'Makefile' }).waitFor();
+
+    await page.getByLabel('Message to the agent').fill('Make the greeting say it is from Weft, then build.');
+    await page.getByLabel('Message to the agent').press('Enter');
+
+    // The edit asks first; its card already shows the change it wants to make.
+    const edit = page.getByRole('article', { name: 'Tool call edit_file' });
+    const editAsk = edit.getByRole('group', { name: 'Permission request for edit_file' });
+    await editAsk.waitFor();
+    await expect.poll(textOf(edit.getByRole('figure', { name: 'Changes to src/greet.js' })), eventually).toContain('Hello from Weft');
+    await editAsk.getByRole('button', { name: 'Allow once' }).click();
+    await edit.getByText('Allowed by you').waitFor();
+    // The real diff from the tools worker, with its context line.
+    await expect.poll(textOf(edit.getByRole('figure', { name: 'Changes to src/greet.js' })), eventually).toContain('export function greet(name)');
+
+    const make = page.getByRole('article', { name: 'Tool call run_command' });
+    const makeAsk = make.getByRole('group', { name: 'Permission request for run_command' });
+    await makeAsk.waitFor();
+    await expect.poll(textOf(makeAsk), eventually).toContain('Bash(make)');
+    await shot('chat-permission');
+
+    // Reload while the turn waits: the page replays the log and shows everything once.
+    await page.reload();
+    await expect.poll(textOf(page.getByTestId('stream-status')), eventually).toBe('Live');
+    await makeAsk.waitFor();
+    await expect.poll(() => page.getByRole('article', { name: 'Tool call edit_file' }).count(), eventually).toBe(1);
+    await expect.poll(() => page.getByText('Let me look at the project first.').count(), eventually).toBe(1);
+    await makeAsk.getByRole('button', { name: 'Allow always' }).click();
+    await make.getByText('rule stored: Bash(make)').waitFor();
+
+    // Output arrives while make runs, before its result.
+    await expect.poll(textOf(make.getByLabel('Output of make')), eventually).toContain('build step 1');
+    await expect.poll(textOf(make.locator('.badge')), { ...eventually, timeout: 60_000 }).toContain('exit 0');
+    await expect.poll(textOf(make.getByLabel('Result of run_command')), eventually).toContain('build done');
+    const answer = page.locator('.bubble.assistant.final');
+    await expect.poll(textOf(answer), eventually).toContain('now greets from Weft');
+    await expect.poll(textOf(answer.locator('strong')), eventually).toBe('from Weft');
+    await expect.poll(textOf(answer.locator('pre code.hljs')), eventually).toContain("return 'Hello from Weft, ' + name;");
+    await expect.poll(() => page.getByRole('button', { name: /Cancel turn/ }).count(), eventually).toBe(0);
+
+    // Every event of the log once: the page applied as many as the API streams, one card per call.
+    const log = await sessionLog(sessionId);
+    expect(log.at(-1)?.type).toBe('turn.completed');
+    const timeline = page.getByRole('list', { name: 'Conversation' });
+    await expect.poll(() => timeline.getAttribute('data-applied-events'), eventually).toBe(String(log.length));
+    await expect.poll(() => timeline.getAttribute('data-last-event-id'), eventually).toBe(log.at(-1)!.id);
+    const calls = log.filter((e) => e.type === 'tool.called').map((e) => e.call.id);
+    expect(calls).toHaveLength(3);
+    for (const callId of calls) await expect.poll(() => page.locator(`[data-call-id="${callId}"]`).count(), eventually).toBe(1);
+    const final = log.find((e) => e.type === 'message.completed');
+    expect(await answer.innerText()).toContain('now greets from Weft');
+    expect(final?.type === 'message.completed' && final.content).toContain('**from Weft**');
+    await expect.poll(() => page.getByText('build step 2').count(), eventually).toBe(1);
+
+    // The tree marks what the turn changed; the viewer shows the new text.
+    await files.locator('li[data-path="src"][data-changed]').waitFor();
+    await files.getByRole('button', { name: 'src/' }).click();
+    await files.getByRole('button', { name: /greet\.js/ }).click();
+    await files.locator('li[data-path="src/greet.js"][data-changed]').waitFor();
+    await expect.poll(textOf(page.getByLabel('Contents of src/greet.js')), eventually).toContain("return 'Hello from Weft, ' + name;");
+    await shot('chat');
+    expect(await accessibilityViolations()).toEqual([]);
+
+    // The patch downloads and applies to the original checkout.
+    const [download] = await Promise.all([page.waitForEvent('download'), files.getByRole('button', { name: 'Download patch' }).click()]);
+    expect(download.suggestedFilename()).toMatch(/^ws_.+\.patch$/);
+    const patchFile = join(home, 'web.patch');
+    await download.saveAs(patchFile);
+    await git(dir, 'apply', '--check', patchFile);
+    await git(dir, 'apply', patchFile);
+    expect(await readFile(join(dir, 'src/greet.js'), 'utf8')).toBe(GREET.replace("'Hello, '", "'Hello from Weft, '"));
+
+    // A narrow window: one column, nothing cut off.
+    await page.setViewportSize({ width: 420, height: 900 });
+    await page.getByLabel('Message to the agent').waitFor();
+    await page.screenshot({ path: join(SCREENSHOTS, 'narrow.png'), fullPage: false });
+    expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
+    await page.setViewportSize({ width: 1400, height: 900 });
+
+    // Deleting the session asks once more, then it is gone from the list and the API.
+    const nav = page.getByRole('navigation', { name: 'Sessions' });
+    await nav.getByRole('button', { name: 'Delete session Greet from Weft' }).click();
+    await nav.getByRole('button', { name: 'Delete', exact: true }).click();
+    await expect.poll(() => nav.getByText('Greet from Weft').count(), eventually).toBe(0);
+    await expect.poll(() => page.url(), eventually).not.toMatch(/ses_/);
+    const gone = await fetch(`${gatewayUrl}/v1/sessions/${sessionId}`, { headers: { authorization: `Bearer ${key}` } });
+    expect(gone.status).toBe(404);
+  });
+
+  it('follows a long run across a dropped connection without doubling anything, and cancels it', async () => {
+    await page.getByRole('link', { name: 'New session' }).click();
+    await page.getByLabel('Model').selectOption('scripted/web-slow-build');
+    await page.getByLabel('Use one of my workspaces').check();
+    await expect.poll(textOf(page.getByLabel('Existing workspace')), eventually).toContain('greeter');
+    await page.getByRole('button', { name: 'Create session' }).click();
+    await expect.poll(() => page.url(), eventually).toMatch(/#\/sessions\/ses_/);
+    const sessionId = decodeURIComponent(page.url().split('/').pop()!);
+    await page.getByLabel('Message to the agent').fill('Run the slow build.');
+    await page.getByRole('button', { name: 'Send' }).click();
+
+    const make = page.getByRole('article', { name: 'Tool call run_command' });
+    await make.getByRole('button', { name: 'Allow once' }).click();
+    await expect.poll(textOf(make.getByLabel('Output of make slow')), eventually).toContain('slow build started');
+
+    // window.stop() aborts the page's open fetches: the event stream drops and comes back from its last id.
+    await page.evaluate('window.stop()');
+    await expect.poll(textOf(page.getByTestId('stream-status')), eventually).toContain('Reconnecting');
+    await expect.poll(textOf(page.getByTestId('stream-status')), eventually).toBe('Live');
+
+    await page.getByRole('button', { name: 'Cancel turn' }).click();
+    await page.getByText('The turn was cancelled.').waitFor();
+    await expect.poll(() => page.getByRole('button', { name: /Cancel turn/ }).count(), eventually).toBe(0);
+    const log = await sessionLog(sessionId);
+    expect(log.at(-1)?.type).toBe('turn.cancelled');
+    const timeline = page.getByRole('list', { name: 'Conversation' });
+    await expect.poll(() => timeline.getAttribute('data-applied-events'), eventually).toBe(String(log.length));
+    await expect.poll(() => page.getByText('slow build started').count(), eventually).toBe(1);
+    await expect.poll(() => page.getByText('Starting the slow build.').count(), eventually).toBe(1);
+  });
+
+  it('keeps the key across a reload, signs out, and logged no page errors', async () => {
+    await page.reload();
+    await page.getByText('Signed in as').waitFor();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('API key').waitFor();
+    expect(await page.evaluate(STORED_KEY)).toBeNull();
+    expect(pageErrors).toEqual([]);
+  });
+});
