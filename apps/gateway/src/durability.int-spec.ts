@@ -1,12 +1,8 @@
-import { randomBytes } from 'node:crypto';
-import type { INestMicroservice } from '@nestjs/common';
 import type { StoredSessionEvent } from '@weft/contracts';
-import { createLogger } from '@weft/logging';
-import { WireErrorFilter, createNatsMicroservice } from '@weft/messaging';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type StartedService, startNats, startRedis } from '../../../test/support/containers';
-import { type GatewayProcess, buildGateway, startGatewayProcess } from './test/gateway-process';
-import { ScriptedWorkersModule, script, scriptedWorld } from './test/scripted-workers';
+import { type GatewayProcess, startGatewayProcess } from './test/gateway-process';
+import { PROCESS_ADMIN_TOKEN, type ProcessWorld, processApi, startProcessWorld } from './test/process-world';
+import { script, scriptedWorld } from './test/scripted-workers';
 import { readEvents } from './test/sse-client';
 
 /**
@@ -14,49 +10,22 @@ import { readEvents } from './test/sse-client';
  * user's message is kept, and no tool call runs twice. The gateways are real processes built
  * from this tree; inference, tools and sandbox are scripted stand-ins in this process.
  */
-const ADMIN_TOKEN = 'admin-token-for-tests-0123456789';
+const ADMIN_TOKEN = PROCESS_ADMIN_TOKEN;
+const api = processApi;
 
-let redis: StartedService;
-let nats: StartedService;
-let workers: INestMicroservice;
+let world: ProcessWorld;
 let env: Record<string, string>;
 const gateways: GatewayProcess[] = [];
 
 beforeAll(async () => {
-  buildGateway();
-  [redis, nats] = await Promise.all([startRedis(), startNats()]);
-  workers = await createNatsMicroservice(ScriptedWorkersModule, {
-    natsUrl: nats.url,
-    queue: 'gateway-durability-fakes',
-    logger: createLogger('scripted-workers', 'silent'),
-  });
-  workers.useGlobalFilters(new WireErrorFilter(() => undefined));
-  await workers.listen();
-  env = {
-    REDIS_URL: redis.url,
-    NATS_URL: nats.url,
-    WEFT_ADMIN_TOKEN: ADMIN_TOKEN,
-    REDIS_KEY_PREFIX: `dur-${randomBytes(4).toString('hex')}:`,
-    LOG_LEVEL: 'warn',
-    AGENT_JOB_LOCK_MS: '1000',
-    PERMISSIONS_SERVER_RULES: JSON.stringify({ allow: ['Bash(make:*)'] }),
-  };
+  world = await startProcessWorld('dur', { PERMISSIONS_SERVER_RULES: JSON.stringify({ allow: ['Bash(make:*)'] }) });
+  env = world.env;
 });
 
 afterAll(async () => {
   await Promise.all(gateways.map((g) => g.kill()));
-  await workers?.close();
-  await Promise.all([redis?.stop(), nats?.stop()]);
+  await world?.stop();
 });
-
-async function api(base: string, method: string, path: string, token: string, body?: unknown) {
-  const response = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, json: (await response.json()) as Record<string, unknown> };
-}
 
 /** A gateway process, a user with a key, and a session of theirs on `tiny`. */
 async function firstGatewayWithSession(name: string) {

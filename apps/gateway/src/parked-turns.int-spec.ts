@@ -1,14 +1,10 @@
-import { randomBytes } from 'node:crypto';
-import type { INestMicroservice } from '@nestjs/common';
 import { Queues, type StoredSessionEvent } from '@weft/contracts';
 import { Job, Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { createLogger } from '@weft/logging';
-import { WireErrorFilter, createNatsMicroservice } from '@weft/messaging';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type StartedService, startNats, startRedis } from '../../../test/support/containers';
-import { type GatewayProcess, buildGateway, startGatewayProcess } from './test/gateway-process';
-import { ScriptedWorkersModule, script, scriptedWorld } from './test/scripted-workers';
+import { type GatewayProcess, startGatewayProcess } from './test/gateway-process';
+import { PROCESS_ADMIN_TOKEN, type ProcessWorld, processApi, startProcessWorld } from './test/process-world';
+import { script, scriptedWorld } from './test/scripted-workers';
 import { readEvents } from './test/sse-client';
 
 /**
@@ -18,43 +14,28 @@ import { readEvents } from './test/sse-client';
  * fair: a user's first turn goes ahead of another user's fourth. Real gateway processes on real
  * Redis, NATS and BullMQ; inference, tools and sandbox are scripted stand-ins in this process.
  */
-const ADMIN_TOKEN = 'admin-token-for-tests-0123456789';
+const ADMIN_TOKEN = PROCESS_ADMIN_TOKEN;
+const api = processApi;
 
-let redis: StartedService;
-let nats: StartedService;
-let workers: INestMicroservice;
+let world: ProcessWorld;
+let redis: ProcessWorld['redis'];
 let env: Record<string, string>;
 const gateways: GatewayProcess[] = [];
 
 beforeAll(async () => {
-  buildGateway();
-  [redis, nats] = await Promise.all([startRedis(), startNats()]);
-  workers = await createNatsMicroservice(ScriptedWorkersModule, {
-    natsUrl: nats.url,
-    queue: 'gateway-parking-fakes',
-    logger: createLogger('scripted-workers', 'silent'),
-  });
-  workers.useGlobalFilters(new WireErrorFilter(() => undefined));
-  await workers.listen();
-  env = {
-    REDIS_URL: redis.url,
-    NATS_URL: nats.url,
-    WEFT_ADMIN_TOKEN: ADMIN_TOKEN,
-    REDIS_KEY_PREFIX: `park-${randomBytes(4).toString('hex')}:`,
-    LOG_LEVEL: 'warn',
-    AGENT_JOB_LOCK_MS: '1000',
+  world = await startProcessWorld('park', {
     // One slot: a turn that held it while waiting would stop every other turn.
     AGENT_CONCURRENCY: '1',
     PERMISSION_PARK_AFTER_MS: '0',
     PERMISSION_TIMEOUT_MS: '60000',
     PERMISSIONS_SERVER_RULES: JSON.stringify({ allow: ['Bash(make:*)'] }),
-  };
+  });
+  ({ redis, env } = world);
 });
 
 afterAll(async () => {
   await Promise.all(gateways.map((g) => g.kill()));
-  await workers?.close();
-  await Promise.all([redis?.stop(), nats?.stop()]);
+  await world?.stop();
 });
 
 /** Kills the gateways of earlier tests first: they share the queue, and each would add a slot. */
@@ -65,14 +46,6 @@ async function startGateway(extra: Record<string, string> = {}): Promise<Gateway
   return gateway;
 }
 
-async function api(base: string, method: string, path: string, token: string, body?: unknown) {
-  const response = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, json: (await response.json()) as Record<string, unknown> };
-}
 
 async function userWithKey(base: string, name: string): Promise<string> {
   const userId = String((await api(base, 'POST', '/v1/admin/users', ADMIN_TOKEN, { name })).json.id);
