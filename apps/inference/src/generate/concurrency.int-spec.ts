@@ -85,9 +85,11 @@ describe('concurrency, queueing and sampling', () => {
     client.bus.publish(Routes.inferenceCancel, { requestId: blockerId });
     expect(await blocker).toBe(ErrorCode.GenerationCancelled);
     await Promise.all([...alices, bob]);
-    // In arrival order Bob would be last. Fairly, his first turn ties with Alice's first waiting
-    // one, and a tie goes by arrival.
-    expect(finished).toEqual(['a1', 'bob', 'a2', 'a3', 'a4', 'a5']);
+    // In arrival order Bob would be last. Fairly, he is served with the next free sequence or the
+    // one after: whether his first request ties with Alice's first waiting one or goes before it
+    // depends on how much of the blocker's service was counted when it was cancelled (timing).
+    expect(finished.indexOf('bob')).toBeLessThanOrEqual(1);
+    expect(finished.filter((label) => label !== 'bob')).toEqual(['a1', 'a2', 'a3', 'a4', 'a5']);
   });
 
   it('is reproducible for a seed and varies across seeds at temperature 1', async () => {
