@@ -49,6 +49,16 @@ function healthOf(containerId: string): string {
   }).trim();
 }
 
+/** Whether every service of the stack is up and healthy now. */
+export function isStackHealthy(): boolean {
+  try {
+    const ids = compose('ps', '-q').split('\n').filter(Boolean);
+    return ids.length === SERVICES && ids.map(healthOf).every((s) => s === 'healthy');
+  } catch {
+    return false;
+  }
+}
+
 export async function startStack(timeoutMs = 240_000): Promise<void> {
   // What an interrupted run left (its volumes: Redis with its users) would leak into this one.
   compose('down', '-v', '--remove-orphans');

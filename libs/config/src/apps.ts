@@ -259,7 +259,11 @@ const sandboxEnvSchema = z.object({
   SANDBOX_POOL_MAX_IDLE_MS: positiveInt().min(10_000).default(600_000),
   /** OCI runtime for sandbox containers, e.g. `runsc` (gVisor); the engine's default when unset. */
   SANDBOX_RUNTIME: z.string().min(1).optional(),
-  /** Stamped on every container this worker starts; a random id per process when unset. */
+  /**
+   * Stamped on every container this worker starts; the host name when unset (a container's id in
+   * Docker). A worker removes at boot what carries its id: give each replica its own where
+   * replicas share a host name (host networking).
+   */
   SANDBOX_INSTANCE_ID: z
     .string()
     .regex(/^[a-zA-Z0-9_.-]{1,64}$/)

@@ -70,6 +70,11 @@ function toAppError(error: unknown, subject: string, ms: number): AppError {
     return new AppError(ErrorCode.NoResponders, `No worker is listening on ${subject}`, { subject }, true);
   }
   if (isWireError(error)) return AppError.fromWire(error);
+  // Nest's client rejects with a bare string, before sending anything, while its connection to
+  // NATS is down: nothing ran, so it is as retryable as a subject nobody listens on (not a 500).
+  if (typeof error === 'string') {
+    return new AppError(ErrorCode.NoResponders, `Request to ${subject} not sent: NATS is unreachable (${error})`, { subject }, true);
+  }
   const message = error instanceof Error ? error.message : JSON.stringify(error);
   return new AppError(ErrorCode.Internal, `Request to ${subject} failed: ${message}`, { subject }, false, {
     cause: error,

@@ -129,11 +129,13 @@ export class AgentLoop {
   }
 
   /** Every call gets a result, so the history stays well formed for the next turn. */
-  async closePending(thread: ThreadRef, why: string): Promise<void> {
+  async closePending(thread: ThreadRef, turnId: string, why: string): Promise<void> {
     for (const call of pendingToolCalls(await this.store.messages(thread))) {
       const started = (await this.store.toolCallState(thread, call.id)).kind !== 'new';
-      const content = started ? `stopped while it ran (${why}); it may or may not have taken effect` : `not run: ${why}`;
-      await this.store.appendMessage(thread, { role: 'tool', toolCallId: call.id, name: call.name, content });
+      const output = started ? `stopped while it ran (${why}); it may or may not have taken effect` : `not run: ${why}`;
+      // Recorded as a result with its `tool.completed`: a call whose worker died mid-call was
+      // otherwise left in the log as a `tool.called` no client ever saw the end of.
+      await this.store.recordToolResult(thread, turnId, call, { isError: true, output });
     }
   }
 
@@ -141,7 +143,7 @@ export class AgentLoop {
   private async summarise(turn: TurnContext, spec: LoopSpec, interruption: Interruption): Promise<string> {
     turn.log.warn({ reason: interruption.reason, thread: spec.thread.threadId }, 'loop interrupted');
     await this.emit(turn, spec, { type: 'turn.interrupted', turnId: turn.turnId, ...interruption });
-    await this.closePending(spec.thread, `the turn was interrupted: ${interruption.message}`);
+    await this.closePending(spec.thread, turn.turnId, `the turn was interrupted: ${interruption.message}`);
     await this.store.appendMessage(spec.thread, { role: 'user', content: interruptionNote(interruption.message) });
     const step = await this.generate(turn, spec, false);
     const text = step.kind === 'done' ? step.result.text : '';

@@ -471,6 +471,8 @@ describe('TurnRunner', () => {
     await t.run();
     expect(t.store.events.at(-1)).toMatchObject({ type: 'turn.failed', code: ErrorCode.SandboxUnavailable });
     expect(t.store.history.at(-1)).toMatchObject({ role: 'tool', toolCallId: 'call_1' });
+    // The client that saw the call start is told how it ended, before the turn's end.
+    expect(t.store.events.at(-2)).toMatchObject({ type: 'tool.completed', callId: 'call_1', isError: true, output: expect.stringContaining('may or may not have taken effect') });
   });
 
   it('feeds a domain error from a worker back to the model', async () => {

@@ -342,7 +342,7 @@ export class TurnRunner {
     log.info('turn cancelled');
     try {
       await permissions.cancelOpenRequests();
-      await this.loop.closePending({ sessionId }, 'the turn was cancelled');
+      await this.loop.closePending({ sessionId }, turnId, 'the turn was cancelled');
       const userId = await this.deps.cancellation.cancelledBy(turnId);
       await emit({ type: 'turn.cancelled', turnId, userId });
     } catch (appendError) {
@@ -356,7 +356,7 @@ export class TurnRunner {
     const message = known ? error.message : 'Internal error while running the turn';
     log.error({ err: error, code }, 'turn failed');
     try {
-      await this.loop.closePending({ sessionId }, `the turn failed with ${code}`);
+      await this.loop.closePending({ sessionId }, turnId, `the turn failed with ${code}`);
       await emit({ type: 'turn.failed', turnId, code, message });
     } catch (appendError) {
       log.error({ err: appendError }, 'could not log turn.failed');

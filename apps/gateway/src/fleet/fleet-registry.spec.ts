@@ -67,6 +67,17 @@ describe('FleetRegistry', () => {
     expect(lost).toHaveBeenCalledWith(expect.objectContaining({ code: ErrorCode.WorkerLost, retryable: true }));
   });
 
+  it('tells whoever streams from a worker that came back under the same id that its generation is lost', () => {
+    registry.apply(heartbeat('gpu0'));
+    const lost = vi.fn();
+    registry.onLost('gpu0', lost);
+    registry.apply(heartbeat('gpu0', { sentAt: '2025-01-01T00:00:01.000Z' }));
+    expect(lost).not.toHaveBeenCalled();
+    registry.apply(heartbeat('gpu0', { startedAt: '2025-01-01T00:00:02.000Z' }));
+    expect(lost).toHaveBeenCalledWith(expect.objectContaining({ code: ErrorCode.WorkerLost, retryable: true }));
+    expect(registry.get('gpu0')).toBeDefined();
+  });
+
   it('falls back to the Redis mirror before it has heard any heartbeat', async () => {
     await store.save(heartbeat('remote'));
     expect((await registry.snapshot()).map((w) => w.workerId)).toEqual(['remote']);

@@ -43,6 +43,9 @@ export class FleetRegistry {
       this.drop(workerId, `Worker ${workerId} stopped`);
       return;
     }
+    // The same id from a new process (a pinned WORKER_ID, restarted within the TTL): the old
+    // process's generations died with it, and their streams would otherwise wait out their timeout.
+    if (previous && previous.heartbeat.startedAt !== heartbeat.startedAt) this.notifyLost(workerId, `Worker ${workerId} restarted`);
     const ttl = heartbeatTtlMs(heartbeat);
     const timer = setTimeout(() => this.drop(workerId, `Worker ${workerId} stopped heartbeating`), ttl);
     timer.unref();
@@ -89,14 +92,18 @@ export class FleetRegistry {
     this.lostListeners.clear();
   }
 
+  private notifyLost(workerId: string, reason: string): void {
+    const listeners = this.lostListeners.get(workerId);
+    this.lostListeners.delete(workerId);
+    for (const listener of listeners ?? []) listener(lost(workerId, reason));
+  }
+
   private drop(workerId: string, reason: string): void {
     const entry = this.entries.get(workerId);
     if (entry) clearTimeout(entry.timer);
     const known = this.entries.delete(workerId);
     if (known) this.log.warn({ workerId, reason }, 'inference worker dropped');
-    const listeners = this.lostListeners.get(workerId);
-    this.lostListeners.delete(workerId);
-    for (const listener of listeners ?? []) listener(lost(workerId, reason));
+    this.notifyLost(workerId, reason);
     this.store.remove(workerId).catch((err: unknown) => this.log.warn({ err, workerId }, 'could not remove a worker from Redis'));
   }
 }

@@ -40,7 +40,7 @@ describe('scripted turns', () => {
 
   it('cuts the text at maxTokens chunks and reports length without tool calls', () => {
     const plan = planTurn('scripted/demo', script, [user('go')], 1);
-    expect(plan).toEqual({ chunks: ['Looking '], toolCalls: [], finishReason: 'length' });
+    expect(plan).toEqual({ chunks: ['Looking '], toolCalls: [], finishReason: 'length', delayMs: 0 });
   });
 
   it("replays the branch whose `when` matches the conversation's first user message", () => {
@@ -57,5 +57,11 @@ describe('scripted turns', () => {
     expect(chunkText(text).length).toBeGreaterThan(2);
     expect(chunkText(text).join('')).toBe(text);
     expect(chunkText('')).toEqual([]);
+  });
+
+  it("carries a turn's pause between deltas, none by default", () => {
+    const slow: Script = { turns: [{ text: 'one two three', delayMs: 200 }] };
+    expect(planTurn('scripted/slow', slow, [user('go')]).delayMs).toBe(200);
+    expect(planTurn('scripted/demo', script, [user('go')]).delayMs).toBe(0);
   });
 });

@@ -21,6 +21,8 @@ export interface PlannedTurn {
   chunks: string[];
   toolCalls: ToolCall[];
   finishReason: GenerateResult['finishReason'];
+  /** The turn's pause before each delta. */
+  delayMs: number;
 }
 
 /** What the script answers at this point of the conversation, cut to `maxTokens` chunks. */
@@ -36,15 +38,16 @@ export function planTurn(modelId: string, script: Script, messages: readonly Cha
     );
   }
   const chunks = chunkText(turn.text ?? '');
+  const delayMs = turn.delayMs ?? 0;
   if (maxTokens !== undefined && chunks.length > maxTokens) {
-    return { chunks: chunks.slice(0, maxTokens), toolCalls: [], finishReason: 'length' };
+    return { chunks: chunks.slice(0, maxTokens), toolCalls: [], finishReason: 'length', delayMs };
   }
   const toolCalls = (turn.toolCalls ?? []).map((call, i) => ({
     id: `call_${step}_${i}`,
     name: call.name,
     arguments: call.arguments,
   }));
-  return { chunks, toolCalls, finishReason: toolCalls.length > 0 ? 'tool_calls' : 'stop' };
+  return { chunks, toolCalls, finishReason: toolCalls.length > 0 ? 'tool_calls' : 'stop', delayMs };
 }
 
 /** The branch whose `when` matches the conversation's first user message, else the main turns. */

@@ -5,6 +5,11 @@ export const scriptTurnSchema = z.object({
   toolCalls: z
     .array(z.object({ name: z.string().min(1), arguments: z.record(z.string(), z.unknown()).default({}) }))
     .optional(),
+  /**
+   * A pause before each delta, so a test can act while a generation streams (kill the worker,
+   * cancel the turn). Capped: a script must not hold a sequence for long.
+   */
+  delayMs: z.number().int().nonnegative().max(10_000).optional(),
 });
 export type ScriptTurn = z.infer<typeof scriptTurnSchema>;
 

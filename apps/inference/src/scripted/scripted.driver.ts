@@ -1,6 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setImmediate } from 'node:timers/promises';
+import { setImmediate, setTimeout as sleep } from 'node:timers/promises';
 import { AppError, ErrorCode, type GenerateResult, type ModelInfo, type WorkerModelStatus } from '@weft/contracts';
 import type { Logger } from '@weft/logging';
 import type { GenerateCall, InferenceDriver } from '../drivers/inference-driver';
@@ -60,7 +60,8 @@ export class ScriptedDriver implements InferenceDriver {
     for (const chunk of plan.chunks) {
       signal.throwIfAborted();
       // One event-loop turn per chunk, so deltas leave as separate messages, like a real model's.
-      await setImmediate();
+      if (plan.delayMs > 0) await sleep(plan.delayMs, undefined, { signal }).catch(() => signal.throwIfAborted());
+      else await setImmediate();
       firstTokenAt ??= performance.now();
       onDelta(chunk);
     }

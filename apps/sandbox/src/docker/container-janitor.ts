@@ -15,11 +15,12 @@ export class ContainerJanitor implements OnApplicationBootstrap, OnApplicationSh
   private timer?: NodeJS.Timeout;
 
   constructor(
-    @Inject(CONTAINER_RUNTIME) private readonly runtime: Pick<ContainerRuntime, 'removeExpired' | 'removeOwn'>,
+    @Inject(CONTAINER_RUNTIME) private readonly runtime: Pick<ContainerRuntime, 'removeExpired' | 'removeOwn' | 'removePredecessors'>,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    await this.removePredecessors();
     await this.sweep();
     this.timer = setInterval(() => void this.sweep(), SWEEP_EVERY_MS).unref();
   }
@@ -27,6 +28,19 @@ export class ContainerJanitor implements OnApplicationBootstrap, OnApplicationSh
   async onApplicationShutdown(): Promise<void> {
     clearInterval(this.timer);
     await this.runtime.removeOwn();
+  }
+
+  /**
+   * A session container outlives a worker killed mid-command, and its command runs on with no
+   * deadline (the worker kept it): the caller was told the call's outcome is unknown, so it goes.
+   */
+  private async removePredecessors(): Promise<void> {
+    try {
+      const removed = await this.runtime.removePredecessors();
+      if (removed > 0) this.logger.warn({ removed }, 'removed sandbox containers a crashed predecessor left');
+    } catch (error) {
+      this.logger.warn({ err: error }, 'could not remove the containers a predecessor left');
+    }
   }
 
   private async sweep(): Promise<void> {

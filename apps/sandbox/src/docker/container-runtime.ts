@@ -147,6 +147,12 @@ export interface ContainerRuntime {
   /** Removes the containers this process started and waits for removals under way. */
   removeOwn(): Promise<void>;
   /**
+   * Removes containers stamped with this worker's instance id that this process did not start:
+   * a predecessor in its place (the same container, restarted after a crash) left them, with
+   * whatever they ran and nobody left to hold its deadline. Returns how many.
+   */
+  removePredecessors(): Promise<number>;
+  /**
    * Creates the bridge network egress runs join, unless it exists: inter-container traffic off,
    * labelled as the sandbox's. Never removed: other replicas on the engine share it.
    */

@@ -132,6 +132,18 @@ export class DockerAdapter implements ContainerRuntime {
     return expired.length;
   }
 
+  async removePredecessors(): Promise<number> {
+    const list = await this.engine(() =>
+      this.docker.listContainers({
+        all: true,
+        filters: { label: [`${SandboxLabels.marker}=1`, `${SandboxLabels.instance}=${this.options.instanceId}`] },
+      }),
+    );
+    const left = list.filter((c) => !this.own.has(c.Id));
+    await Promise.all(left.map((c) => this.remove(c.Id)));
+    return left.length;
+  }
+
   async removeOwn(): Promise<void> {
     for (const attached of this.warm.values()) attached.stream.destroy();
     this.warm.clear();

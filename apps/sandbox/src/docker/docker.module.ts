@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { Module } from '@nestjs/common';
 import type { SandboxConfig } from '@weft/config';
 import type { Logger } from '@weft/logging';
@@ -14,7 +14,9 @@ import { DockerAdapter } from './docker.adapter';
       inject: [SANDBOX_CONFIG, LOGGER],
       useFactory: (config: SandboxConfig, logger: Logger) =>
         new DockerAdapter(
-          { socketPath: config.DOCKER_SOCKET, instanceId: config.SANDBOX_INSTANCE_ID ?? randomUUID() },
+          // The host name, not a random id: in a container it outlives a crash of the process, so
+          // the restarted worker finds (and removes) what its predecessor left running.
+          { socketPath: config.DOCKER_SOCKET, instanceId: config.SANDBOX_INSTANCE_ID ?? hostname() },
           logger,
         ),
     },

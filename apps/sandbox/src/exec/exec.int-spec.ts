@@ -25,6 +25,7 @@ describe('sandbox exec (real Docker, real NATS)', () => {
   let rpc: { client: RpcClient; close: () => Promise<void> };
   let root: string;
   let leftover: string;
+  let orphan: string;
   let counter = 0;
 
   const exec = (request: ExecRequest) => rpc.client.request(Routes.sandboxExec, request, { timeoutMs: 60_000 });
@@ -46,6 +47,15 @@ describe('sandbox exec (real Docker, real NATS)', () => {
       Labels: { 'weft.sandbox': '1', 'weft.sandbox.deadline': '0' },
     });
     leftover = stale.id;
+    // And one of a predecessor in this worker's place (its instance id), still running a command
+    // with an hour left: the worker that held its deadline is gone.
+    const running = await docker.createContainer({
+      Image: TestImages.sandbox,
+      Cmd: ['sleep', '3600'],
+      Labels: { 'weft.sandbox': '1', 'weft.sandbox.deadline': String(Date.now() + 3_600_000), 'weft.sandbox.instance': INSTANCE },
+    });
+    await running.start();
+    orphan = running.id;
     nats = await startNats();
     root = await mkdtemp(join(tmpdir(), 'weft-sandbox-'));
     const config = loadConfig(sandboxConfigSchema, {
@@ -73,6 +83,10 @@ describe('sandbox exec (real Docker, real NATS)', () => {
 
   it('removes labelled containers a crashed predecessor left', async () => {
     await expect(docker.getContainer(leftover).inspect()).rejects.toMatchObject({ statusCode: 404 });
+  });
+
+  it('removes the containers a predecessor with its instance id left running, deadline or not', async () => {
+    await expect(docker.getContainer(orphan).inspect()).rejects.toMatchObject({ statusCode: 404 });
   });
 
   it('runs python code', async () => {

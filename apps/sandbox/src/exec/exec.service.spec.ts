@@ -60,6 +60,9 @@ class FakeRuntime implements ContainerRuntime {
     return 0;
   }
   async removeOwn(): Promise<void> {}
+  async removePredecessors(): Promise<number> {
+    return 0;
+  }
   readonly networks: string[] = [];
   async ensureEgressNetwork(name: string): Promise<void> {
     this.networks.push(name);
