@@ -39,6 +39,23 @@ describe('create_directory, move_file, delete_file', () => {
     expect(await h.call('move_file', { from: 'a.txt', to: 'dir' })).toMatchObject({ errorCode: ErrorCode.Conflict });
   });
 
+  it('refuses a move that would make a link point outside the workspace, and allows one that keeps it inside', async () => {
+    await h.files({ 'sub/up': { link: '../a.txt' }, 'pkg/deep/up': { link: '../../a.txt' } });
+    const escaping = await h.call('move_file', { from: 'sub/up', to: 'up' });
+    expect(escaping).toMatchObject({ errorCode: ErrorCode.PathOutsideWorkspace });
+    expect(escaping.output).toContain("would make it point outside the workspace ('../a.txt'); nothing was moved");
+    expect((await lstat(join(h.root, 'sub/up'))).isSymbolicLink()).toBe(true);
+    expect(await exists('up')).toBe(false);
+    // The folder carries its link up one level: `../../a.txt` from `deep/up` leaves the root.
+    const folder = await h.call('move_file', { from: 'pkg/deep', to: 'deep' });
+    expect(folder).toMatchObject({ errorCode: ErrorCode.PathOutsideWorkspace });
+    expect(folder.output).toContain("the link 'pkg/deep/up'");
+    expect(await exists('pkg/deep/up')).toBe(true);
+    // One level down, the same link still lands inside.
+    expect((await h.call('move_file', { from: 'sub', to: 'x/sub' })).isError).toBe(false);
+    expect((await lstat(join(h.root, 'x/sub/up'))).isSymbolicLink()).toBe(true);
+  });
+
   it('deletes a file, a link (not its target), and a folder only when recursive', async () => {
     expect((await h.call('delete_file', { path: 'link' })).output).toBe("Deleted 'link'");
     expect(await exists('a.txt')).toBe(true);
