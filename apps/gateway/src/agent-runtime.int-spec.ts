@@ -218,7 +218,11 @@ describe('the loop', () => {
     script(f.sessionId, [same, same, same, { text: 'I was going in circles.' }]);
     const events = await runTurn(f, 'list');
     expect(ofType(events, 'turn.interrupted')[0]).toMatchObject({ reason: 'loop_detected' });
-    expect(ofType(events, 'tool.completed')).toHaveLength(2);
+    // Two calls ran; the third was stopped by the guard and is closed as not run, so every
+    // tool.called has its tool.completed.
+    const completed = ofType(events, 'tool.completed');
+    expect(completed).toHaveLength(3);
+    expect(completed[2]).toMatchObject({ isError: true, output: expect.stringContaining('not run: the turn was interrupted') });
     expect(events.at(-1)).toMatchObject({ type: 'turn.completed', stopReason: 'loop_detected' });
 
     script(f.sessionId, [{ calls: [bash('ls')], promptTokens: 200_000 }, { text: 'out of budget' }]);
@@ -271,8 +275,9 @@ describe('cancel', () => {
     const asked = ofType(await follow(f, after, (e) => e.type === 'permission.requested'), 'permission.requested')[0];
     await api('POST', `/v1/sessions/${f.sessionId}/turns/${turnId}/cancel`, f.key);
     const events = await follow(f, after, ended);
-    expect(events.slice(-2)).toMatchObject([
+    expect(events.slice(-3)).toMatchObject([
       { type: 'permission.decided', requestId: asked?.requestId, decision: 'deny', decidedBy: 'cancel' },
+      { type: 'tool.completed', callId: asked?.callId, isError: true, output: expect.stringContaining('the turn was cancelled') },
       { type: 'turn.cancelled', turnId },
     ]);
     const late = await api('POST', `/v1/sessions/${f.sessionId}/permissions/${asked?.requestId}`, f.key, { decision: 'allow_once' });
