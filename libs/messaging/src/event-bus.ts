@@ -15,10 +15,17 @@ export class NatsEventBus {
   private constructor(
     private readonly connection: NatsConnection,
     private readonly log: Logger,
+    /** Whether `close` drains the connection; a borrowed one is closed by its owner. */
+    private readonly owned: boolean,
   ) {}
 
   static async connect(url: string, name: string, log: Logger): Promise<NatsEventBus> {
-    return new NatsEventBus(await connect({ servers: [url], name, maxReconnectAttempts: -1 }), log);
+    return new NatsEventBus(await connect({ servers: [url], name, maxReconnectAttempts: -1 }), log, true);
+  }
+
+  /** Events over a connection the caller already holds (one connection per process). */
+  static over(connection: NatsConnection, log: Logger): NatsEventBus {
+    return new NatsEventBus(connection, log, false);
   }
 
   publish<P extends z.ZodType>(route: EventRoute<P>, payload: z.input<P>): void {
@@ -52,7 +59,7 @@ export class NatsEventBus {
   }
 
   async close(): Promise<void> {
-    if (!this.connection.isClosed()) await this.connection.drain();
+    if (this.owned && !this.connection.isClosed()) await this.connection.drain();
   }
 }
 

@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import type { EventLogRepository } from '../events/event-log.repository';
 import type { RedisKeys } from '../infra/redis-keys';
 import type { SessionsRepository } from '../sessions/sessions.repository';
+import { MessageListCache } from './message-list-cache';
 import type {
   ContextState,
   InstructionsSummary,
@@ -24,21 +25,24 @@ const ANNOUNCED = 'announced:';
  * conversation, the event log, and how far planning and chain turns got.
  */
 export class RedisTurnStore implements TurnStore {
+  private readonly history: MessageListCache;
+
   constructor(
     private readonly redis: Redis,
     private readonly keys: RedisKeys,
     private readonly sessions: SessionsRepository,
     private readonly events: EventLogRepository,
-  ) {}
+  ) {
+    this.history = new MessageListCache(redis);
+  }
 
   session(sessionId: string): Promise<TurnSession | undefined> {
     return this.sessions.find(sessionId);
   }
 
-  async messages(thread: ThreadRef): Promise<ChatMessage[]> {
-    if (!thread.threadId) return this.sessions.messages(thread.sessionId);
-    const raw = await this.redis.lrange(this.keys.threadMessages(thread.sessionId, thread.threadId), 0, -1);
-    return raw.map((json) => chatMessageSchema.parse(JSON.parse(json)));
+  /** Read on every model step: only what was appended since the last read is fetched and parsed. */
+  messages(thread: ThreadRef): Promise<ChatMessage[]> {
+    return this.history.read(this.messagesKey(thread));
   }
 
   async appendMessage(thread: ThreadRef, message: ChatMessage): Promise<void> {
@@ -109,15 +113,18 @@ export class RedisTurnStore implements TurnStore {
       isError: outcome.isError,
       output: outcome.output,
     };
-    const messagesKey = thread.threadId
-      ? this.keys.threadMessages(thread.sessionId, thread.threadId)
-      : this.keys.sessionMessages(thread.sessionId);
     const tx = this.redis
       .multi()
       .hset(this.resultsKey(thread), call.id, JSON.stringify({ isError: outcome.isError, output: outcome.output }))
-      .rpush(messagesKey, JSON.stringify(message));
+      .rpush(this.messagesKey(thread), JSON.stringify(message));
     this.events.appendTo(tx, thread.sessionId, event);
     await tx.exec();
+  }
+
+  private messagesKey(thread: ThreadRef): string {
+    return thread.threadId
+      ? this.keys.threadMessages(thread.sessionId, thread.threadId)
+      : this.keys.sessionMessages(thread.sessionId);
   }
 
   private resultsKey(thread: ThreadRef): string {

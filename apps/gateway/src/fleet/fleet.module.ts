@@ -3,7 +3,8 @@ import { Routes } from '@weft/contracts';
 import type { Logger } from '@weft/logging';
 import { NatsEventBus, RpcClient } from '@weft/messaging';
 import type { Redis } from 'ioredis';
-import { GATEWAY_CONFIG, type GatewaySettings } from '../config';
+import type { Subscription } from 'nats';
+import { NatsConnectionHandle } from '../infra/nats.connection';
 import { RedisKeys } from '../infra/redis-keys';
 import { LOGGER, REDIS } from '../infra/tokens';
 import { FleetInferenceClient } from './fleet-inference.client';
@@ -15,19 +16,22 @@ import { RedisFleetStore } from './redis-fleet.store';
 /** Feeds heartbeats into the registry while the gateway runs. */
 @Injectable()
 class HeartbeatListener implements OnModuleInit, OnApplicationShutdown {
+  private subscription?: Subscription;
+
   constructor(
     private readonly bus: NatsEventBus,
     private readonly registry: FleetRegistry,
   ) {}
 
   async onModuleInit(): Promise<void> {
-    this.bus.subscribe(Routes.inferenceWorkerAnnounced, (heartbeat) => this.registry.apply(heartbeat));
+    this.subscription = this.bus.subscribe(Routes.inferenceWorkerAnnounced, (heartbeat) => this.registry.apply(heartbeat));
     await this.bus.flush();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  onApplicationShutdown(): void {
+    // The connection is the gateway's own, closed by the infra module after every user is done.
+    this.subscription?.unsubscribe();
     this.registry.close();
-    await this.bus.close();
   }
 }
 
@@ -41,8 +45,9 @@ class HeartbeatListener implements OnModuleInit, OnApplicationShutdown {
   providers: [
     {
       provide: NatsEventBus,
-      inject: [GATEWAY_CONFIG, LOGGER],
-      useFactory: (config: GatewaySettings, log: Logger) => NatsEventBus.connect(config.NATS_URL, 'gateway-fleet', log),
+      // The gateway's one connection: the RPC client's, closed with it.
+      inject: [NatsConnectionHandle, LOGGER],
+      useFactory: (nats: NatsConnectionHandle, log: Logger) => NatsEventBus.over(nats.connection, log),
     },
     {
       provide: RedisFleetStore,

@@ -18,9 +18,14 @@ export class NatsConnectionHandle {
     return new NatsConnectionHandle(proxy, new RpcClient(proxy, defaultTimeoutMs));
   }
 
+  /** The connection itself, for plain NATS events (the fleet's heartbeats and cancels). */
+  get connection(): NatsConnection {
+    return this.proxy.unwrap<NatsConnection>();
+  }
+
   /** A round trip to the server (flush), bounded by `timeoutMs`. */
   async ping(timeoutMs: number): Promise<boolean> {
-    const connection = this.proxy.unwrap<NatsConnection>();
+    const connection = this.connection;
     if (connection.isClosed()) return false;
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
@@ -35,7 +40,7 @@ export class NatsConnectionHandle {
 
   /** A fire-and-forget message: plain JSON, no reply, seen by every subscriber (no queue group). */
   publish(subject: string, payload: unknown): void {
-    this.proxy.unwrap<NatsConnection>().publish(subject, new TextEncoder().encode(JSON.stringify(payload)));
+    this.connection.publish(subject, new TextEncoder().encode(JSON.stringify(payload)));
   }
 
   async close(): Promise<void> {
