@@ -18,6 +18,11 @@ done
 # `npm install` rather than `ci`: the lock file holds only this platform's optional packages,
 # which `ci --omit=optional` refuses; versions still come from the copied lock file.
 (cd "$out" && npm install --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund >/dev/null)
+# The CPU build of llama.cpp is an optional package too (each platform has its own, so that
+# `npm install` works on any of them); the image is linux-x64, and takes the one installed here.
+llama_cpu=node_modules/@node-llama-cpp/linux-x64
+[ -d "$llama_cpu" ] || { echo "stage-app: $llama_cpu is not installed (build the images on linux-x64)" >&2; exit 1; }
+mkdir -p "$out/node_modules/@node-llama-cpp" && cp -r "$llama_cpu" "$out/node_modules/@node-llama-cpp/"
 
 mkdir -p "$out/opt-models" "$out/etc"
 # A long trained context: the agent's system prompt and tool schemas alone take ~6k of its byte-level tokens.

@@ -1,4 +1,5 @@
 import type { Logger } from '@weft/logging';
+import { patchFunctionParamsLengthCheck } from './function-params-patch';
 import { patchNumberGrammar } from './number-grammar-patch';
 
 // node-llama-cpp is ESM-only and this app compiles to CommonJS: load it with a dynamic import
@@ -45,6 +46,9 @@ export class LlamaRuntime {
     const lib = await import('node-llama-cpp');
     if (!(await patchNumberGrammar())) {
       this.log.warn('could not tighten node-llama-cpp number grammar; tool arguments are still validated after generation');
+    }
+    if (!(await patchFunctionParamsLengthCheck())) {
+      this.log.warn('could not align node-llama-cpp string length check; a capped argument with characters beyond U+FFFF may fail its call');
     }
     const llama = await lib.getLlama({
       gpu: 'auto',

@@ -160,7 +160,7 @@ function info(config: LlamaModelConfig): ModelInfo {
   };
 }
 
-function resolveWrapper({ lib }: LlamaBackend, model: LlamaModel, template: ChatTemplate): ChatWrapper {
+export function resolveWrapper({ lib }: LlamaBackend, model: LlamaModel, template: ChatTemplate): ChatWrapper {
   if (typeof template === 'object') return new lib.JinjaTemplateChatWrapper({ template: template.jinja });
   return lib.resolveChatWrapper(model, { type: template });
 }

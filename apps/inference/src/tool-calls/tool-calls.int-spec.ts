@@ -1,8 +1,36 @@
-import type { ToolCall, ToolDefinition } from '@weft/contracts';
+import { join } from 'node:path';
+import type { GenerateRequest, ToolCall, ToolDefinition } from '@weft/contracts';
+import { createLogger } from '@weft/logging';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startNats, type StartedService } from '../../../../test/support/containers';
 import { connectClient, makeTempDir, makeTestModel, removeDir, startWorker, type Client, type StartedWorker } from '../testing/worker-harness';
+import { resolveWrapper } from '../llama/llama.driver';
+import { LlamaRuntime, type ChatWrapper } from '../llama/llama-runtime';
+import { LoadedModel } from '../llama/loaded-model';
+import { llamaModelSchema } from '../registry/models-config.schema';
 import { validateJson } from './validate-json';
+
+const log = createLogger('tool-calls-test', 'silent');
+
+/**
+ * The chat wrapper as resolved for the model, except that every reply starts inside a function
+ * call (the mode node-llama-cpp offers wrappers whose format opens replies with one): the model
+ * writes a function name and its arguments under the same grammar as a call it chose to make.
+ */
+function startingInACall(wrapper: ChatWrapper): ChatWrapper {
+  return new Proxy(wrapper, {
+    get(target, property) {
+      if (property === 'generateContextState') {
+        return (options: Parameters<ChatWrapper['generateContextState']>[0]) => ({
+          ...target.generateContextState(options),
+          functionCall: { initiallyEngaged: true, disengageInitiallyEngaged: [] },
+        });
+      }
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
 
 const SAMPLES = 40;
 /** Random weights write junk at about one character a token: room for capped strings to close. */
@@ -73,8 +101,8 @@ describe('tool calls from a local model', () => {
     expect(JSON.parse(JSON.stringify(call.arguments))).toEqual(call.arguments);
   }
 
-  async function sample(seed: number, toolChoice?: 'required') {
-    return client.collect({
+  function request(seed: number, toolChoice?: 'required'): GenerateRequest {
+    return {
       model: 'tiny',
       sessionId: `tools-${toolChoice ?? 'auto'}-${seed % 4}`,
       messages: [
@@ -83,24 +111,47 @@ describe('tool calls from a local model', () => {
       ],
       tools,
       toolChoice,
-      maxTokens: toolChoice ? FORCED_MAX_TOKENS : 48,
+      maxTokens: FORCED_MAX_TOKENS,
       temperature: 1,
       seed,
-    });
+    };
   }
 
-  it('lets the model answer or call with native function calling; any call it makes matches its schema', async () => {
-    let calls = 0;
-    for (let seed = 1; seed <= SAMPLES; seed += 4) {
-      const batch = await Promise.all([0, 1, 2, 3].map((i) => sample(seed + i)));
-      for (const { result } of batch) {
-        calls += result.toolCalls.length;
-        result.toolCalls.forEach(expectWellFormed);
-        if (result.toolCalls.length > 0) expect(result.finishReason).toBe('tool_calls');
+  function sample(seed: number, toolChoice: 'required') {
+    return client.collect(request(seed, toolChoice));
+  }
+
+  it('native function calling, a call forced at every reply: every call parses and matches its schema', async () => {
+    // The path the agent loop uses (toolChoice auto: the chat format's own call syntax, each
+    // call's arguments held to the grammar node-llama-cpp builds from toChatFunctions), with the
+    // reply started inside a call, since random weights seldom write the call syntax by themselves.
+    const runtime = new LlamaRuntime(log);
+    const backend = await runtime.get();
+    const model = await backend.llama.loadModel({ modelPath: join(dir, 'tiny.gguf'), gpuLayers: 0 });
+    const context = await model.createContext({ contextSize: 4096, sequences: 4, threads: 1 });
+    const config = { ...llamaModelSchema.parse({ id: 'tiny', provider: 'llama', path: 'tiny.gguf', sequences: 4 }), path: 'tiny.gguf' };
+    const loaded = new LoadedModel(backend, model, context, startingInACall(resolveWrapper(backend, model, 'auto')), config, log);
+    try {
+      const names = new Set<string>();
+      for (let seed = 1; seed <= SAMPLES; seed += 4) {
+        const batch = await Promise.all(
+          [0, 1, 2, 3].map((i) =>
+            loaded.generate({ request: request(seed + i), onDelta: () => undefined, signal: new AbortController().signal }),
+          ),
+        );
+        for (const result of batch) {
+          expect(result.finishReason, JSON.stringify(result)).toBe('tool_calls');
+          expect(result.toolCalls.length).toBeGreaterThan(0);
+          result.toolCalls.forEach(expectWellFormed);
+          result.toolCalls.forEach((call) => names.add(call.name));
+        }
       }
+      expect(names.size).toBe(2);
+    } finally {
+      await context.dispose();
+      // The binding is left to the process: the worker under test holds it too.
+      await model.dispose();
     }
-    // A random-weight model almost never writes the chat format's call syntax by itself.
-    expect(calls).toBeGreaterThanOrEqual(0);
   });
 
   it('forces a call with toolChoice "required": every sampled call parses and matches its schema', async () => {
