@@ -4,13 +4,19 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { newUserKey } from './support/api';
 import { compose, gatewayUrl } from './support/stack';
 
-/** The inference worker's count of generations that ended cancelled, read from its metrics port inside the stack. */
-function cancelledOnWorker(): number {
+/** A counter of the inference worker for model tiny, read from its metrics port inside the stack. */
+function workerCounter(name: string, label: string): number {
   const script = "fetch('http://127.0.0.1:9464/metrics').then((r) => r.text()).then((t) => console.log(t))";
   const metrics = compose('exec', '-T', 'inference', 'node', '-e', script);
-  const line = metrics.split('\n').find((l) => l.startsWith('weft_inference_requests_total') && l.includes('outcome="INFERENCE.CANCELLED"') && l.includes('model="tiny"'));
+  const line = metrics.split('\n').find((l) => l.startsWith(name) && l.includes(label) && l.includes('model="tiny"'));
   return line ? Number(line.split(' ').at(-1)) : 0;
 }
+
+const cancelledOnWorker = () => workerCounter('weft_inference_requests_total', 'outcome="INFERENCE.CANCELLED"');
+const kvStates = (event: 'saved' | 'restored') => workerCounter('weft_inference_kv_states_total', `event="${event}"`);
+
+/** A long opening of its own, so a conversation's prompt shares little with another's. */
+const opening = (topic: string) => `${topic}: ${Array.from({ length: 60 }, (_, i) => `${topic}-${i}`).join(' ')}`;
 
 const weather = {
   name: 'get_weather',
@@ -38,6 +44,25 @@ describe('OpenAI- and Anthropic-compatible APIs on the compose stack', () => {
     messages.push({ role: 'assistant', content: text }, { role: 'user', content: 'And its tests?' });
     const follow = await openai.chat.completions.create({ model: 'tiny', messages, max_tokens: 8 });
     expect(follow.usage?.prompt_tokens_details?.cached_tokens).toBeGreaterThan(0);
+  });
+
+  it('saves an evicted conversation\'s KV cache to disk and restores it on its next request (the stack sets KV_STATE_DIR)', async () => {
+    const ask = (messages: OpenAI.ChatCompletionMessageParam[]) => openai.chat.completions.create({ model: 'tiny', messages, max_tokens: 4 });
+    const [savedBefore, restoredBefore] = [kvStates('saved'), kvStates('restored')];
+    const first: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: opening('alpha') }];
+    const answer = await ask(first);
+    // Two more conversations on the worker's two sequences: the first is evicted, its state saved.
+    const other = await ask([{ role: 'user', content: opening('beta') }]);
+    await ask([{ role: 'user', content: opening('gamma') }]);
+    expect(kvStates('saved')).toBeGreaterThan(savedBefore);
+
+    first.push({ role: 'assistant', content: answer.choices[0]?.message.content ?? '' }, { role: 'user', content: 'Go on.' });
+    const again = await ask(first);
+    expect(kvStates('restored')).toBe(restoredBefore + 1);
+    // Its whole first prompt comes from the restored cache; another conversation shares only the template's start.
+    const firstPrompt = answer.usage?.prompt_tokens ?? 0;
+    expect(again.usage?.prompt_tokens_details?.cached_tokens).toBeGreaterThanOrEqual(firstPrompt - 1);
+    expect(other.usage?.prompt_tokens_details?.cached_tokens ?? 0).toBeLessThan(firstPrompt / 4);
   });
 
   it('round-trips a tool call with the openai SDK', async () => {

@@ -1,6 +1,6 @@
 import { assertUnreachable } from '@weft/contracts';
 import type { Logger } from '@weft/logging';
-import { LlamaDriver } from '../llama/llama.driver';
+import { LlamaDriver, type LlamaDriverOptions } from '../llama/llama.driver';
 import type { AnthropicModelConfig, LlamaModelConfig, ModelsConfig, OpenAiModelConfig } from '../registry/models-config.schema';
 import { AnthropicDriver } from '../remote/anthropic.driver';
 import { OpenAiDriver } from '../remote/openai.driver';
@@ -10,7 +10,7 @@ import type { DriverHooks, InferenceDriver } from './inference-driver';
 export interface DriverOptions {
   /** Where `hf:` and URL model sources are downloaded. */
   downloadDir: string;
-  kvState?: { dir: string; maxBytes: number };
+  kvState?: LlamaDriverOptions['kvState'];
   hooks?: DriverHooks;
   /** `*_API_KEY` variables for remote providers, by name. */
   apiKeys?: Readonly<Record<string, string>>;

@@ -12,7 +12,11 @@ export interface GenerateCall {
 /** What drivers report to the rest of the worker (metrics). */
 export interface DriverHooks {
   modelLoaded?(modelId: string, seconds: number): void;
+  /** An evicted session's KV state saved to disk, a returning one's restored, or either failing. */
+  kvState?(modelId: string, event: KvStateEvent): void;
 }
+
+export type KvStateEvent = 'saved' | 'restored' | 'save_failed' | 'restore_failed';
 
 /** One provider of models (llama.cpp, scripted, remote APIs); picked per model by config. */
 export interface InferenceDriver {

@@ -23,9 +23,12 @@ export class InferenceModule {
             createDrivers(models, log, {
               downloadDir: models.downloadDir ?? config.MODELS_DIR,
               kvState: config.KV_STATE_DIR
-                ? { dir: `${config.KV_STATE_DIR}/${worker.workerId}`, maxBytes: config.KV_STATE_MAX_BYTES }
+                ? { dir: config.KV_STATE_DIR, owner: worker.workerId, maxBytes: config.KV_STATE_MAX_BYTES }
                 : undefined,
-              hooks: { modelLoaded: (model, seconds) => metrics.modelLoaded(model, seconds) },
+              hooks: {
+                modelLoaded: (model, seconds) => metrics.modelLoaded(model, seconds),
+                kvState: (model, event) => metrics.kvState(model, event),
+              },
               apiKeys: config.PROVIDER_API_KEYS,
             }),
         },

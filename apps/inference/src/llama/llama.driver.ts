@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { AppError, ErrorCode, type GenerateRequest, type GenerateResult, type ModelInfo, type WorkerModelStatus } from '@weft/contracts';
 import type { Logger } from '@weft/logging';
-import type { DriverHooks, GenerateCall, InferenceDriver } from '../drivers/inference-driver';
+import type { DriverHooks, GenerateCall, InferenceDriver, KvStateEvent } from '../drivers/inference-driver';
 import type { ChatTemplate, LlamaModelConfig } from '../registry/models-config.schema';
 import { assertLoadableGguf } from './gguf-preflight';
 import { LoadedModel } from './loaded-model';
@@ -13,7 +13,8 @@ export interface LlamaDriverOptions {
   /** Where `hf:` and URL sources are downloaded. */
   downloadDir: string;
   /** Saves evicted sessions' KV caches under this folder when set. */
-  kvState?: { dir: string; maxBytes: number };
+  /** `dir` is shared by every worker (a volume); each keeps a folder per model in it, named by `owner`. */
+  kvState?: { dir: string; owner: string; maxBytes: number };
   hooks?: DriverHooks;
 }
 
@@ -133,8 +134,9 @@ export class LlamaDriver implements InferenceDriver {
         });
       const chatWrapper = resolveWrapper(backend, model, config.chatTemplate);
       const kv = this.options.kvState;
-      const states = kv && new SessionStateStore(join(kv.dir, safeName(config.id)), kv.maxBytes, this.log.child({ model: config.id }));
-      const loaded = new LoadedModel(backend, model, context, chatWrapper, config, this.log.child({ model: config.id }), states);
+      const states = kv && new SessionStateStore(join(kv.dir, `${kv.owner}.${safeName(config.id)}`), kv.maxBytes, this.log.child({ model: config.id }));
+      const onKvState = (event: KvStateEvent) => this.options.hooks?.kvState?.(config.id, event);
+      const loaded = new LoadedModel(backend, model, context, chatWrapper, config, this.log.child({ model: config.id }), states, onKvState);
       const seconds = (performance.now() - started) / 1000;
       this.options.hooks?.modelLoaded?.(config.id, seconds);
       this.log.info({ model: config.id, chatWrapper: chatWrapper.wrapperName, ms: Math.round(seconds * 1000) }, 'model loaded');

@@ -1,6 +1,6 @@
 import { AppError, ErrorCode, type ChatMessage, type GenerateRequest, type GenerateResult, type ToolCall } from '@weft/contracts';
 import type { Logger } from '@weft/logging';
-import type { GenerateCall } from '../drivers/inference-driver';
+import type { GenerateCall, KvStateEvent } from '../drivers/inference-driver';
 import type { LlamaModelConfig } from '../registry/models-config.schema';
 import type { JsonSchema } from '../tool-calls/grammar-schema';
 import { toToolCalls, type RawToolCall } from '../tool-calls/to-tool-calls';
@@ -54,6 +54,7 @@ export class LoadedModel {
     private readonly config: LlamaModelConfig,
     private readonly log: Logger,
     private readonly states?: SessionStateStore,
+    private readonly onKvState: (event: KvStateEvent) => void = () => undefined,
   ) {
     const sequences = Array.from({ length: context.totalSequences }, () => context.getSequence());
     this.pool = new SequencePool(sequences, config.maxQueue);
@@ -252,6 +253,7 @@ export class LoadedModel {
   }
 
   async dispose(): Promise<void> {
+    await this.states?.clear();
     if (this.embedding) await (await this.embedding.catch(() => undefined))?.dispose();
     await this.context.dispose();
     await this.model.dispose();
@@ -270,18 +272,24 @@ export class LoadedModel {
     const { sequence } = lease;
     if (lease.evictedSessionId && sequence.contextTokens.length > 0) {
       const evicted = lease.evictedSessionId;
-      await this.states
-        .save(evicted, (path) => sequence.saveStateToFile(path))
-        .catch((err: unknown) => this.log.warn({ err, sessionId: evicted }, 'could not save evicted session state'));
+      await this.states.save(evicted, (path) => sequence.saveStateToFile(path)).then(
+        () => this.onKvState('saved'),
+        (err: unknown) => {
+          this.onKvState('save_failed');
+          this.log.warn({ err, sessionId: evicted }, 'could not save evicted session state');
+        },
+      );
     }
     if (lease.reused || !sessionId || !this.states.has(sessionId)) return;
     const restored = await this.states
       .restore(sessionId, (path) => sequence.loadStateFromFile(path, { acceptRisk: true }))
       .catch(async (err: unknown) => {
+        this.onKvState('restore_failed');
         this.log.warn({ err, sessionId }, 'could not restore session state; recomputing');
         await sequence.clearHistory();
         return false;
       });
+    if (restored) this.onKvState('restored');
     if (restored) this.log.debug({ sessionId, tokens: sequence.contextTokens.length }, 'restored session KV state');
   }
 

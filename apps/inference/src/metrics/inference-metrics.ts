@@ -1,4 +1,5 @@
 import type { GenerateResult, WorkerModelStatus } from '@weft/contracts';
+import type { KvStateEvent } from '../drivers/inference-driver';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export interface MetricsSource {
@@ -24,6 +25,7 @@ export class InferenceMetrics {
   private readonly ttft: Histogram<'model'>;
   private readonly interToken: Histogram<'model'>;
   private readonly loadTime: Gauge<'model'>;
+  private readonly kvStates: Counter<'model' | 'event'>;
 
   private source?: MetricsSource;
 
@@ -42,6 +44,12 @@ export class InferenceMetrics {
     this.ttft = new Histogram({ name: 'weft_inference_time_to_first_token_seconds', help: 'Time to first token, queue wait included', labelNames: ['model'], buckets: LATENCY_BUCKETS, registers });
     this.interToken = new Histogram({ name: 'weft_inference_inter_token_seconds', help: 'Time between streamed deltas', labelNames: ['model'], buckets: INTER_TOKEN_BUCKETS, registers });
     this.loadTime = new Gauge({ name: 'weft_inference_model_load_seconds', help: 'How long the model took to load', labelNames: ['model'], registers });
+    this.kvStates = new Counter({
+      name: 'weft_inference_kv_states_total',
+      help: 'Evicted sessions\' KV states saved to disk and restored (or failing to), with KV_STATE_DIR set',
+      labelNames: ['model', 'event'],
+      registers,
+    });
     new Gauge({ name: 'weft_inference_in_flight', help: 'Generations running or queued', registers, collect() { this.set(inFlight()); } });
     const perModel = (name: string, help: string, read: (m: WorkerModelStatus) => number) =>
       new Gauge({
@@ -65,6 +73,10 @@ export class InferenceMetrics {
 
   modelLoaded(model: string, seconds: number): void {
     this.loadTime.set({ model }, seconds);
+  }
+
+  kvState(model: string, event: KvStateEvent): void {
+    this.kvStates.inc({ model, event });
   }
 
   interTokenGap(model: string, seconds: number): void {
