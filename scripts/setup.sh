@@ -3,10 +3,14 @@
 # builds every image locally. Afterwards: `docker compose up -d`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ ! -f .env ] || ! grep -q '^WEFT_ADMIN_TOKEN=' .env; then
-  echo "WEFT_ADMIN_TOKEN=$(node -e 'console.log(require("crypto").randomBytes(24).toString("base64url"))')" >> .env
-  echo "setup: wrote a new WEFT_ADMIN_TOKEN to .env"
-fi
+# Each secret is written once and kept: the admin token, NATS's passwords for the central
+# services and for inference workers (a GPU host elsewhere gets only the latter).
+for name in WEFT_ADMIN_TOKEN WEFT_NATS_PASSWORD WEFT_NATS_WORKER_PASSWORD; do
+  if [ ! -f .env ] || ! grep -q "^$name=" .env; then
+    echo "$name=$(node -e 'console.log(require("crypto").randomBytes(24).toString("base64url"))')" >> .env
+    echo "setup: wrote a new $name to .env"
+  fi
+done
 [ -d node_modules ] || npm install --no-audit --no-fund
 bash scripts/images/build-all.sh
 echo "setup: done. Start Weft with: docker compose up -d"

@@ -12,6 +12,11 @@ export const stackEnv = {
   COMPOSE_PROJECT_NAME: process.env.WEFT_E2E_PROJECT ?? 'weft-e2e',
   WEFT_PORT: process.env.WEFT_E2E_PORT ?? '18080',
   WEFT_ADMIN_TOKEN: 'e2e-admin-token-0123456789abcdef',
+  WEFT_NATS_PASSWORD: 'e2e-nats-services-0123456789',
+  WEFT_NATS_WORKER_PASSWORD: 'e2e-nats-workers-0123456789',
+  // NATS published as for inference workers on other hosts (remote-worker.e2e-spec).
+  COMPOSE_FILE: 'docker-compose.yml:docker-compose.fleet.yml',
+  WEFT_NATS_PORT: String(Number(process.env.WEFT_E2E_PORT ?? '18080') + 1000),
   WEFT_WORKSPACES_VOLUME: `${process.env.WEFT_E2E_PROJECT ?? 'weft_e2e'}_workspaces`,
   WEFT_SCRIPTS_DIR: './e2e/scripts',
   // This machine's HTTPS is re-signed on the way out: runs must trust the host's bundle.
@@ -34,10 +39,15 @@ function composeCommand(): string[] {
 }
 
 export function compose(...args: string[]): string {
+  return composeWith(stackEnv, ...args);
+}
+
+/** Compose with an environment of its own: another project beside the stack (a GPU host's). */
+export function composeWith(env: Record<string, string>, ...args: string[]): string {
   const [cmd, ...pre] = composeCommand() as [string, ...string[]];
   return execFileSync(cmd, [...pre, ...args], {
     cwd: root,
-    env: { ...process.env, ...stackEnv },
+    env: { ...process.env, ...env },
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'pipe'],
   });

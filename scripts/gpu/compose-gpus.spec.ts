@@ -73,7 +73,7 @@ describe('compose-gpus', () => {
     await writeFile(file, (await run(process.execPath, [script, '3'])).stdout);
     const { stdout } = await run('docker-compose', ['-f', join(root, 'docker-compose.yml'), '-f', file, 'config', '--services'], {
       cwd: root,
-      env: { ...process.env, WEFT_ADMIN_TOKEN: 'compose-config-check' },
+      env: { ...process.env, WEFT_ADMIN_TOKEN: 'compose-config-check', WEFT_NATS_PASSWORD: 'check', WEFT_NATS_WORKER_PASSWORD: 'check' },
     });
     expect(stdout.split('\n')).toEqual(expect.arrayContaining(['inference-gpu0', 'inference-gpu1', 'inference-gpu2', 'gateway']));
   });

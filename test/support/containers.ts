@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { GenericContainer, Wait, type StartedTestContainer } from 'testcontainers';
 
 // Ryuk (the reaper) is an image that cannot be pulled here; each helper stops what it starts.
@@ -42,12 +42,22 @@ export async function startRedis(): Promise<StartedService> {
   return started(container, 'redis', 6379);
 }
 
-export async function startNats(): Promise<StartedService> {
+/** The compose stack's NATS users (docker/nats-auth.conf) and their passwords. */
+export interface NatsPasswords {
+  services: string;
+  workers: string;
+}
+
+export async function startNats(passwords?: NatsPasswords): Promise<StartedService> {
+  const docker = resolve(__dirname, '../../docker');
+  const config = passwords ? 'nats-auth.conf' : 'nats.conf';
   const container = await new GenericContainer(TestImages.nats)
     .withCopyContentToContainer([
-      { content: readFileSync(resolve(__dirname, '../../docker/nats.conf')), target: '/etc/nats/nats.conf' },
+      { content: readFileSync(join(docker, 'nats.conf')), target: '/etc/nats/nats.conf' },
+      { content: readFileSync(join(docker, 'nats-auth.conf')), target: '/etc/nats/nats-auth.conf' },
     ])
-    .withCommand(['-c', '/etc/nats/nats.conf'])
+    .withEnvironment(passwords ? { WEFT_NATS_PASSWORD: passwords.services, WEFT_NATS_WORKER_PASSWORD: passwords.workers } : {})
+    .withCommand(['-c', `/etc/nats/${config}`])
     .withExposedPorts(4222)
     .withWaitStrategy(Wait.forLogMessage(/Server is ready/))
     .start();

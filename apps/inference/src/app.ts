@@ -4,7 +4,7 @@ import type { INestMicroservice } from '@nestjs/common';
 import type { InferenceConfig } from '@weft/config';
 import { QueueGroups } from '@weft/contracts';
 import { createLogger, type Logger } from '@weft/logging';
-import { createNatsMicroservice, NatsEventBus } from '@weft/messaging';
+import { createNatsMicroservice, NatsEventBus, natsServerFrom } from '@weft/messaging';
 import type { NatsConnection } from 'nats';
 import { createAppModule } from './app.module';
 import { HeartbeatService } from './fleet/heartbeat.service';
@@ -19,7 +19,7 @@ export async function createInferenceApp(
   const models = loadModelsConfig(config.MODELS_CONFIG, config.MODELS_DIR);
   const worker: WorkerIdentity = { workerId: config.WORKER_ID ?? defaultWorkerId(), startedAt: new Date().toISOString() };
   const log = logger.child({ workerId: worker.workerId });
-  const bus = await NatsEventBus.connect(config.NATS_URL, `inference-${worker.workerId}`, log);
+  const bus = await NatsEventBus.connect(natsServerFrom(config), `inference-${worker.workerId}`, log);
   const link: { connection?: NatsConnection } = {};
   const server: ServerLink = {
     flush: async () => {
@@ -30,7 +30,7 @@ export async function createInferenceApp(
     },
   };
   const app = await createNatsMicroservice(createAppModule({ config, models, logger: log, worker, bus, server }), {
-    natsUrl: config.NATS_URL,
+    nats: natsServerFrom(config),
     queue: QueueGroups.inference,
     logger: log,
   });

@@ -2,7 +2,7 @@ import type { INestMicroservice } from '@nestjs/common';
 import type { SandboxConfig } from '@weft/config';
 import { QueueGroups } from '@weft/contracts';
 import { createLogger, type Logger } from '@weft/logging';
-import { createNatsMicroservice } from '@weft/messaging';
+import { createNatsMicroservice, natsServerFrom } from '@weft/messaging';
 import { createAppModule } from './app.module';
 import { DockerAdapter } from './docker/docker.adapter';
 import { checkEngine } from './docker/engine-preflight';
@@ -22,7 +22,7 @@ export async function createSandboxApp(
     logger,
   );
   const app = await createNatsMicroservice(createAppModule(config, logger), {
-    natsUrl: config.NATS_URL,
+    nats: natsServerFrom(config),
     queue: QueueGroups.sandbox,
     logger,
   });

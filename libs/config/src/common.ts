@@ -2,6 +2,11 @@ import { z } from 'zod';
 
 export const natsEnv = {
   NATS_URL: z.string().default('nats://127.0.0.1:4222'),
+  /** Set where NATS requires a user (the compose stack; a remote inference worker). */
+  NATS_USER: z.string().min(1).optional(),
+  NATS_PASSWORD: z.string().optional(),
+  /** A CA bundle: the connection must then be TLS, with a server certificate it signed. */
+  NATS_TLS_CA: z.string().min(1).optional(),
   /** Every NATS request gives up after this long unless a caller sets its own. */
   NATS_REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
 };

@@ -176,6 +176,8 @@ export type WorkerModelStatus = z.infer<typeof workerModelStatusSchema>;
 export const workerHeartbeatSchema = z.object({
   workerId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/),
   status: z.enum(['ready', 'draining', 'stopped']),
+  /** The machine (container) it runs on, for the admin's fleet view. */
+  host: z.string().max(253).optional(),
   /** A worker is dropped after missing about three of these. */
   intervalMs: z.number().int().positive(),
   startedAt: z.string(),

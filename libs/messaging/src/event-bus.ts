@@ -2,6 +2,7 @@ import type { EventRoute } from '@weft/contracts';
 import type { Logger } from '@weft/logging';
 import { connect, type NatsConnection, type Subscription } from 'nats';
 import type { z } from 'zod';
+import { natsConnectOptions, type NatsServer } from './nats-server';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -19,8 +20,8 @@ export class NatsEventBus {
     private readonly owned: boolean,
   ) {}
 
-  static async connect(url: string, name: string, log: Logger): Promise<NatsEventBus> {
-    return new NatsEventBus(await connect({ servers: [url], name, maxReconnectAttempts: -1 }), log, true);
+  static async connect(server: NatsServer, name: string, log: Logger): Promise<NatsEventBus> {
+    return new NatsEventBus(await connect({ ...natsConnectOptions(server), name }), log, true);
   }
 
   /** Events over a connection the caller already holds (one connection per process). */

@@ -6,3 +6,5 @@ export { createNatsMicroservice } from './microservice';
 export type { NatsMicroserviceOptions } from './microservice';
 export { listenAndMarkReady, markReady } from './readiness';
 export { NatsEventBus } from './event-bus';
+export { natsConnectOptions, natsServerFrom } from './nats-server';
+export type { NatsEnv, NatsServer } from './nats-server';

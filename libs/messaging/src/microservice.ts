@@ -2,10 +2,11 @@ import { type INestMicroservice, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { type MicroserviceOptions, Transport } from '@nestjs/microservices';
 import { PinoNestLogger, type Logger } from '@weft/logging';
+import { natsConnectOptions, type NatsServer } from './nats-server';
 import { WireErrorFilter } from './rpc-server';
 
 export interface NatsMicroserviceOptions {
-  natsUrl: string;
+  nats: NatsServer;
   /** Queue group: replicas of one service share its subjects. */
   queue: string;
   logger: Logger;
@@ -21,7 +22,7 @@ export async function createNatsMicroservice(
 ): Promise<INestMicroservice> {
   const app = await NestFactory.createMicroservice<MicroserviceOptions>(module, {
     transport: Transport.NATS,
-    options: { servers: [options.natsUrl], queue: options.queue, maxReconnectAttempts: -1 },
+    options: { ...natsConnectOptions(options.nats), queue: options.queue },
     logger: new PinoNestLogger(options.logger),
     // A failure while Nest starts is an ordinary error for main() to report, not process.abort().
     abortOnError: false,

@@ -56,7 +56,7 @@ describe('RpcClient over a real NATS server', () => {
 
   beforeAll(async () => {
     nats = await startNats();
-    server = await createNatsMicroservice(TestModule, { natsUrl: nats.url, queue: 'rpc-test', logger: createLogger('rpc-test', 'silent') });
+    server = await createNatsMicroservice(TestModule, { nats: nats.url, queue: 'rpc-test', logger: createLogger('rpc-test', 'silent') });
     await server.listen();
     rpc = await connectRpcClient(nats.url, 2_000);
   });

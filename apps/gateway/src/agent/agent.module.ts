@@ -152,8 +152,9 @@ import { WorkspacesModule } from '../workspaces/workspaces.module';
     },
     {
       provide: LongRunClient,
-      inject: [GATEWAY_CONFIG, RedisKeys, LOGGER],
-      useFactory: (config: GatewaySettings, keys: RedisKeys, logger: Logger) => LongRunClient.create(config, keys, logger),
+      inject: [GATEWAY_CONFIG, RedisKeys, NatsConnectionHandle, LOGGER],
+      useFactory: (config: GatewaySettings, keys: RedisKeys, nats: NatsConnectionHandle, logger: Logger) =>
+        LongRunClient.create(config, keys, nats.connection, logger),
     },
     TurnWorker,
   ],

@@ -46,7 +46,7 @@ export class FakeFleetWorker {
   static async start(natsUrl: string, workerId: string, options: { models?: string[]; intervalMs?: number; announce?: boolean } = {}): Promise<FakeFleetWorker> {
     const log = createLogger('fake-fleet-worker', 'silent');
     const holder: { worker?: FakeFleetWorker } = {};
-    const app = await createNatsMicroservice(fakeWorkerModule(workerId, () => holder.worker), { natsUrl, queue: QueueGroups.inference, logger: log });
+    const app = await createNatsMicroservice(fakeWorkerModule(workerId, () => holder.worker), { nats: natsUrl, queue: QueueGroups.inference, logger: log });
     await app.listen();
     await app.unwrap<NatsConnection>().flush();
     const bus = await NatsEventBus.connect(natsUrl, 'fake-fleet-worker', log);

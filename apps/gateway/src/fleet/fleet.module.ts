@@ -7,6 +7,7 @@ import type { Subscription } from 'nats';
 import { NatsConnectionHandle } from '../infra/nats.connection';
 import { RedisKeys } from '../infra/redis-keys';
 import { LOGGER, REDIS } from '../infra/tokens';
+import { FleetController } from './fleet.controller';
 import { FleetInferenceClient } from './fleet-inference.client';
 import { FleetKeys } from './fleet-keys';
 import { FleetRegistry } from './fleet-registry';
@@ -72,6 +73,7 @@ class HeartbeatListener implements OnModuleInit, OnApplicationShutdown {
     },
     HeartbeatListener,
   ],
+  controllers: [FleetController],
   exports: [FleetRegistry, FleetRouter, FleetInferenceClient],
 })
 export class FleetModule {}

@@ -1,5 +1,5 @@
 import { type DynamicModule, Global, Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
-import { RpcClient } from '@weft/messaging';
+import { natsServerFrom, RpcClient } from '@weft/messaging';
 import type { Logger } from '@weft/logging';
 import { Redis } from 'ioredis';
 import { GATEWAY_CONFIG, type GatewaySettings } from '../config';
@@ -35,7 +35,7 @@ export class InfraModule {
         { provide: REDIS, useFactory: () => new Redis(config.REDIS_URL, { lazyConnect: false }) },
         {
           provide: NatsConnectionHandle,
-          useFactory: () => NatsConnectionHandle.connect(config.NATS_URL, config.NATS_REQUEST_TIMEOUT_MS),
+          useFactory: () => NatsConnectionHandle.connect(natsServerFrom(config), config.NATS_REQUEST_TIMEOUT_MS),
         },
         { provide: RpcClient, useFactory: (nats: NatsConnectionHandle) => nats.client, inject: [NatsConnectionHandle] },
         ConnectionsCloser,

@@ -1,5 +1,5 @@
 import { ClientProxyFactory, type ClientProxy, Transport } from '@nestjs/microservices';
-import { RpcClient } from '@weft/messaging';
+import { natsConnectOptions, type NatsServer, RpcClient } from '@weft/messaging';
 import type { NatsConnection } from 'nats';
 
 /** The gateway's one NATS connection: the typed RPC client plus a readiness probe. */
@@ -9,11 +9,8 @@ export class NatsConnectionHandle {
     readonly client: RpcClient,
   ) {}
 
-  static async connect(natsUrl: string, defaultTimeoutMs: number): Promise<NatsConnectionHandle> {
-    const proxy = ClientProxyFactory.create({
-      transport: Transport.NATS,
-      options: { servers: [natsUrl], maxReconnectAttempts: -1 },
-    });
+  static async connect(nats: NatsServer, defaultTimeoutMs: number): Promise<NatsConnectionHandle> {
+    const proxy = ClientProxyFactory.create({ transport: Transport.NATS, options: natsConnectOptions(nats) });
     await proxy.connect();
     return new NatsConnectionHandle(proxy, new RpcClient(proxy, defaultTimeoutMs));
   }

@@ -36,7 +36,7 @@ export async function startGatewayUnderTest(
   const [redis, nats] = await Promise.all([startRedis(), startNats()]);
   const id = randomBytes(4).toString('hex');
   const workers = await createNatsMicroservice(workersModule, {
-    natsUrl: nats.url,
+    nats: nats.url,
     queue: `gateway-test-workers-${id}`,
     logger: createLogger('test-workers', 'silent'),
   });

@@ -24,7 +24,7 @@ export async function startProcessWorld(name: string, extraEnv: Record<string, s
   buildGateway();
   const [redis, nats] = await Promise.all([startRedis(), startNats()]);
   const workers: INestMicroservice = await createNatsMicroservice(ScriptedWorkersModule, {
-    natsUrl: nats.url,
+    nats: nats.url,
     queue: `gateway-${name}-fakes`,
     logger: createLogger('scripted-workers', 'silent'),
   });

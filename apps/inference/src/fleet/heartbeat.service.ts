@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { setImmediate } from 'node:timers/promises';
 import { type BeforeApplicationShutdown, Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import type { InferenceConfig } from '@weft/config';
@@ -59,6 +60,7 @@ export class HeartbeatService implements OnApplicationBootstrap, BeforeApplicati
     if (this.status === 'ready' && !(await this.server.flush())) return;
     const heartbeat: WorkerHeartbeat = {
       workerId: this.worker.workerId,
+      host: hostname(),
       status: this.inference.isDraining && this.status === 'ready' ? 'draining' : this.status,
       intervalMs: this.config.HEARTBEAT_INTERVAL_MS,
       startedAt: this.worker.startedAt,

@@ -6,7 +6,7 @@ import { LOGGER, SANDBOX_CONFIG } from '../tokens';
 import { LongRunService } from './long-run.service';
 import { LongRunWorker } from './long-run.worker';
 import { RunCancellations } from './run-cancellations';
-import { NatsEventBus } from '@weft/messaging';
+import { NatsEventBus, natsServerFrom } from '@weft/messaging';
 
 /** Long runs: the queue's worker, their streamed output and their cancellation. */
 @Module({
@@ -15,7 +15,7 @@ import { NatsEventBus } from '@weft/messaging';
     {
       provide: NatsEventBus,
       inject: [SANDBOX_CONFIG, LOGGER],
-      useFactory: (config: SandboxConfig, logger: Logger) => NatsEventBus.connect(config.NATS_URL, 'sandbox-bus', logger),
+      useFactory: (config: SandboxConfig, logger: Logger) => NatsEventBus.connect(natsServerFrom(config), 'sandbox-bus', logger),
     },
     { provide: RunCancellations, useFactory: () => new RunCancellations() },
     LongRunService,

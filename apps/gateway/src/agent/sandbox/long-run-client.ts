@@ -15,7 +15,7 @@ import {
 import type { Logger } from '@weft/logging';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { connect, type NatsConnection, type Subscription } from 'nats';
+import type { NatsConnection, Subscription } from 'nats';
 import { newId } from '../../common/ids';
 import type { GatewaySettings } from '../../config';
 import { RedisKeys } from '../../infra/redis-keys';
@@ -48,10 +48,10 @@ export class LongRunClient implements OnApplicationShutdown {
     private readonly log: Logger,
   ) {}
 
-  static async create(config: GatewaySettings, keys: RedisKeys, log: Logger): Promise<LongRunClient> {
+  /** On the gateway's one NATS connection, which the infra module closes. */
+  static create(config: GatewaySettings, keys: RedisKeys, nats: NatsConnection, log: Logger): LongRunClient {
     const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
     const queue = new Queue(Queues.sandboxRuns, { connection: redis, prefix: keys.bullPrefix() });
-    const nats = await connect({ servers: [config.NATS_URL], name: 'gateway-long-runs', maxReconnectAttempts: -1 });
     return new LongRunClient(queue, redis, nats, config.SANDBOX_LONG_RUN_QUEUE_MS, log);
   }
 
@@ -170,7 +170,6 @@ export class LongRunClient implements OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     await this.queue.close();
     await this.redis.quit();
-    if (!this.nats.isClosed()) await this.nats.drain();
   }
 }
 

@@ -1,0 +1,39 @@
+import { Controller, Get, UseGuards } from '@nestjs/common';
+import type { WorkerHeartbeat } from '@weft/contracts';
+import { AdminGuard } from '../auth/admin.guard';
+import { FleetRegistry } from './fleet-registry';
+
+/** One inference worker as an admin sees it: where it runs, what it serves, how busy it is. */
+export function describeWorker(heartbeat: WorkerHeartbeat) {
+  return {
+    workerId: heartbeat.workerId,
+    host: heartbeat.host ?? null,
+    status: heartbeat.status,
+    startedAt: heartbeat.startedAt,
+    lastHeartbeatAt: heartbeat.sentAt,
+    inFlight: heartbeat.inFlight,
+    gpu: heartbeat.gpu ?? null,
+    models: heartbeat.models.map((model) => ({
+      id: model.id,
+      loaded: model.loaded,
+      sequences: model.sequences ?? null,
+      freeSequences: model.freeSequences,
+      queued: model.queued,
+      // How many, not which: session ids stay with their owners.
+      cachedSessions: model.cachedSessions.length,
+    })),
+  };
+}
+
+@Controller('v1/admin/fleet')
+@UseGuards(AdminGuard)
+export class FleetController {
+  constructor(private readonly registry: FleetRegistry) {}
+
+  /** The inference workers this gateway hears from, local or on other hosts. */
+  @Get()
+  list() {
+    const workers = this.registry.workers().map(describeWorker);
+    return { workers: workers.sort((a, b) => a.workerId.localeCompare(b.workerId)) };
+  }
+}
