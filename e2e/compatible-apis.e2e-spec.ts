@@ -61,7 +61,8 @@ describe('OpenAI- and Anthropic-compatible APIs on the compose stack', () => {
     expect(kvStates('restored')).toBe(restoredBefore + 1);
     // Its whole first prompt comes from the restored cache; another conversation shares only the template's start.
     const firstPrompt = answer.usage?.prompt_tokens ?? 0;
-    expect(again.usage?.prompt_tokens_details?.cached_tokens).toBeGreaterThanOrEqual(firstPrompt - 1);
+    // (The last few tokens of the first prompt, the reply's opening, are rendered anew.)
+    expect(again.usage?.prompt_tokens_details?.cached_tokens).toBeGreaterThan(firstPrompt * 0.9);
     expect(other.usage?.prompt_tokens_details?.cached_tokens ?? 0).toBeLessThan(firstPrompt / 4);
   });
 

@@ -1,7 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { networkInterfaces, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, newUserKey } from './support/api';
@@ -89,6 +89,11 @@ describe('inference workers on another host, joined over NATS with their own cre
     const workers = await remoteWorkers();
     expect(workers.map((w) => w.host).sort()).toEqual([...hosts].sort());
     expect(workers.every((w) => w.status === 'ready' && w.models[0]?.freeSequences === 2)).toBe(true);
+    // The same, as the team lead reads it.
+    const cli = resolve(__dirname, '../apps/cli/dist/main.js');
+    const env = { ...process.env, WEFT_URL: gatewayUrl, WEFT_ADMIN_TOKEN: stackEnv.WEFT_ADMIN_TOKEN, NO_COLOR: '1', XDG_CONFIG_HOME: dir };
+    const table = execFileSync('node', [cli, 'admin', 'fleet'], { env, encoding: 'utf8' });
+    for (const worker of workers) expect(table).toMatch(new RegExp(`${worker.workerId}\\s+${worker.host}\\s+ready\\s+${REMOTE_MODEL}\\s+2/2`));
     const probe = "const s = require('net').connect(Number(process.argv[2]), process.argv[1]); s.on('connect', () => { console.log('connected'); process.exit(0); }); s.on('error', (e) => { console.log(e.code); process.exit(0); });";
     const [container] = host.containers();
     for (const [name, port] of [['redis', '6379'], ['gateway', '8080']]) {
@@ -107,7 +112,7 @@ describe('inference workers on another host, joined over NATS with their own cre
     messages.push({ role: 'assistant', content: first.choices[0]?.message.content ?? '' }, { role: 'user', content: 'Go on.' });
     const second = await ask(messages);
     // Only the worker that served the first request holds its tokens.
-    expect(second.usage?.prompt_tokens_details?.cached_tokens).toBeGreaterThanOrEqual(firstPrompt - 1);
+    expect(second.usage?.prompt_tokens_details?.cached_tokens).toBeGreaterThan(firstPrompt * 0.9);
 
     const container = host.containers().find((c) => hostOf(c) === holder.host);
     expect(container).toBeDefined();

@@ -22,6 +22,18 @@ const createdKeySchema = keySchema.extend({ key: z.string() });
 const deletedUserSchema = z.object({ id: z.string(), name: z.string(), sessions: z.number(), workspaces: z.number(), keys: z.number() });
 const bootstrapTokenSchema = z.object({ state: z.enum(['env', 'rotated', 'off']), changedAt: z.string().nullable(), enabledAdmins: z.number() });
 const rotatedTokenSchema = bootstrapTokenSchema.extend({ token: z.string() });
+const fleetModelSchema = z.object({ id: z.string(), loaded: z.boolean(), sequences: z.number().nullable(), freeSequences: z.number(), queued: z.number(), cachedSessions: z.number() });
+const fleetWorkerSchema = z.object({
+  workerId: z.string(),
+  host: z.string().nullable(),
+  status: z.string(),
+  startedAt: z.string(),
+  lastHeartbeatAt: z.string(),
+  inFlight: z.number(),
+  gpu: z.object({ type: z.string(), vramTotalBytes: z.number(), vramUsedBytes: z.number() }).nullable(),
+  models: z.array(fleetModelSchema),
+});
+const fleetSchema = z.object({ workers: z.array(fleetWorkerSchema) });
 
 export type AdminUser = z.infer<typeof userSchema>;
 export type AdminKey = z.infer<typeof keySchema>;
@@ -30,6 +42,7 @@ export type UpdatedUser = z.infer<typeof updatedUserSchema>;
 export type DeletedUser = z.infer<typeof deletedUserSchema>;
 export type BootstrapToken = z.infer<typeof bootstrapTokenSchema>;
 export type RotatedToken = z.infer<typeof rotatedTokenSchema>;
+export type FleetWorker = z.infer<typeof fleetWorkerSchema>;
 
 const userPath = (userId: string) => `/v1/admin/users/${encodeURIComponent(userId)}`;
 
@@ -44,6 +57,11 @@ export class AdminClient {
     fetchFn: FetchFn = fetch,
   ) {
     this.http = new GatewayHttp(baseUrl, adminToken, fetchFn);
+  }
+
+  /** The inference workers the gateway hears from, local or on other hosts. */
+  async fleet(): Promise<FleetWorker[]> {
+    return (await this.json('GET', '/v1/admin/fleet', fleetSchema)).workers;
   }
 
   async listUsers(): Promise<AdminUser[]> {

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import type { AdminClient } from '../admin-client';
 import { connectAdmin, type AdminTarget, type CliContext } from '../context';
 import { addBootstrapCommands } from './admin-bootstrap';
+import { addFleetCommand } from './admin-fleet';
 import { addKeyCommands } from './admin-keys';
 import { addLimitsCommand } from './admin-limits';
 import { addAdminUsageCommand } from './admin-usage';
@@ -12,7 +13,7 @@ export type AdminConnect = () => Promise<AdminClient>;
 
 export function adminCommand(ctx: CliContext): Command {
   const admin = new Command('admin')
-    .description("manage users, roles, keys, limits and usage, as an admin user or with the gateway's bootstrap token")
+    .description("manage users, roles, keys, limits and usage, see the inference fleet, as an admin user or with the gateway's bootstrap token")
     .option(
       '--admin-token <token>',
       "the bootstrap token or an admin user's key (default: $WEFT_ADMIN_TOKEN, which keeps it out of `ps`, then $WEFT_KEY or the key saved by `weft login`)",
@@ -31,5 +32,6 @@ export function adminCommand(ctx: CliContext): Command {
   addLimitsCommand(admin, ctx, connect);
   addAdminUsageCommand(admin, ctx, connect);
   addBootstrapCommands(admin, ctx, connect);
+  addFleetCommand(admin, ctx, connect);
   return admin;
 }

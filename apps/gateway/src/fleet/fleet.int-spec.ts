@@ -73,8 +73,10 @@ describe('inference fleet routing over NATS and Redis', () => {
   }
 
   it('records the serving worker as the session affinity and routes the follow-up there', async () => {
-    const a = await start('a');
-    const b = await start('b');
+    // Beats a second apart (dropped after three missed): a loaded machine's pause of a second
+    // must not drop the serving worker mid-test, which would rightly send the session elsewhere.
+    const a = await start('a', { intervalMs: 1000 });
+    const b = await start('b', { intervalMs: 1000 });
     const first = await run({ sessionId: 'sticky' });
     const served = first.result?.workerId;
     expect([a.workerId, b.workerId]).toContain(served);

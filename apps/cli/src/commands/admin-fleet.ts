@@ -1,0 +1,55 @@
+import type { Command } from 'commander';
+import type { FleetWorker } from '../admin-client';
+import { outColors, type CliContext } from '../context';
+import { formatBytes } from '../format-bytes';
+import { tableText } from '../table';
+import type { AdminConnect } from './admin';
+
+/** `weft admin fleet`: one line per worker and model. */
+export function addFleetCommand(admin: Command, ctx: CliContext, connect: AdminConnect): void {
+  admin
+    .command('fleet')
+    .description('the inference workers the gateway hears from (on this host or others): models, free sequences, cached sessions, GPU')
+    .option('--json', 'print the answer as JSON')
+    .action(async (options: { json?: boolean }) => {
+      const workers = await (await connect()).fleet();
+      if (options.json) {
+        ctx.stdout.write(`${JSON.stringify({ workers }, null, 2)}\n`);
+        return;
+      }
+      const c = outColors(ctx);
+      if (workers.length === 0) {
+        ctx.stdout.write(c.yellow('no inference worker is heard from: is one running, and does it reach NATS with its credentials?\n'));
+        return;
+      }
+      const columns = [
+        { header: 'WORKER' },
+        { header: 'HOST' },
+        { header: 'STATUS' },
+        { header: 'MODEL' },
+        { header: 'FREE', align: 'right' as const },
+        { header: 'QUEUED', align: 'right' as const },
+        { header: 'CACHED', align: 'right' as const },
+        { header: 'GPU' },
+        { header: 'LAST BEAT' },
+      ];
+      ctx.stdout.write(tableText(columns, workers.flatMap(rows), c));
+    });
+}
+
+function rows(worker: FleetWorker): string[][] {
+  const gpu = worker.gpu ? `${worker.gpu.type} ${formatBytes(worker.gpu.vramUsedBytes)}/${formatBytes(worker.gpu.vramTotalBytes)}` : 'cpu';
+  const beat = `${Math.max(0, Math.round((Date.now() - Date.parse(worker.lastHeartbeatAt)) / 1000))} s ago`;
+  const models = worker.models.length > 0 ? worker.models : [undefined];
+  return models.map((model) => [
+    worker.workerId,
+    worker.host ?? '-',
+    worker.status,
+    model?.id ?? '-',
+    model ? `${model.freeSequences}${model.sequences === null ? '' : `/${model.sequences}`}` : '-',
+    model ? String(model.queued) : '-',
+    model ? String(model.cachedSessions) : '-',
+    gpu,
+    beat,
+  ]);
+}
