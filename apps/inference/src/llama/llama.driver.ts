@@ -124,7 +124,7 @@ export class LlamaDriver implements InferenceDriver {
       const context = await model
         .createContext({
           contextSize: config.contextSize,
-          sequences: config.sequences,
+          sequences: config.sequences + config.expressSequences,
           threads: config.threads,
           batchSize: config.batchSize,
         })

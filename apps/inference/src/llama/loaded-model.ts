@@ -57,7 +57,7 @@ export class LoadedModel {
     private readonly onKvState: (event: KvStateEvent) => void = () => undefined,
   ) {
     const sequences = Array.from({ length: context.totalSequences }, () => context.getSequence());
-    this.pool = new SequencePool(sequences, config.maxQueue);
+    this.pool = new SequencePool(sequences, config.maxQueue, config.expressSequences);
   }
 
   get contextSize(): number {

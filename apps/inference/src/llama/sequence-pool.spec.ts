@@ -179,4 +179,48 @@ describe('SequencePool', () => {
       await expect(next).resolves.toMatchObject({ sequence: 's1', reused: true, evictedSessionId: undefined });
     });
   });
+
+  describe('express sequences', () => {
+    const ada: PoolUser = { id: 'ada' };
+    const ben: PoolUser = { id: 'ben' };
+    const settled = async <T>(promise: Promise<T>) => {
+      let done = false;
+      void promise.then(() => (done = true));
+      await new Promise((r) => setTimeout(r, 0));
+      return done;
+    };
+
+    it('starts a user with nothing running at once while another user holds every other sequence', async () => {
+      const pool = new SequencePool(['s1', 's2', 'x1'], Number.POSITIVE_INFINITY, 1);
+      await pool.acquire({ user: ada });
+      await pool.acquire({ user: ada });
+      const adaThird = pool.acquire({ user: ada });
+      expect(await settled(adaThird)).toBe(false);
+      await expect(pool.acquire({ user: ben })).resolves.toMatchObject({ sequence: 'x1' });
+      // Ben's second request is an ordinary one: it waits like Ada's.
+      expect(await settled(pool.acquire({ user: ben }))).toBe(false);
+      expect(pool.stats()).toMatchObject({ total: 3, free: 0, queued: 2 });
+    });
+
+    it('gives a released express sequence to the first waiter with nothing running, passing over the others', async () => {
+      const pool = new SequencePool(['s1', 's2', 'x1'], Number.POSITIVE_INFINITY, 1);
+      await pool.acquire({ user: ada });
+      await pool.acquire({ user: ben });
+      const express = await pool.acquire({ user: { id: 'dan' } });
+      const adaWaits = pool.acquire({ user: ada });
+      const benWaits = pool.acquire({ user: ben });
+      const cyd = pool.acquire({ user: { id: 'cyd' } });
+      express.release();
+      // Ada and Ben each still hold a sequence; Cyd, who holds none, arrived last and is served.
+      await expect(cyd).resolves.toMatchObject({ sequence: 'x1' });
+      expect(await settled(adaWaits)).toBe(false);
+      expect(await settled(benWaits)).toBe(false);
+    });
+
+    it('always keeps one ordinary sequence, however many express ones are asked for', async () => {
+      const pool = new SequencePool(['s1', 's2'], Number.POSITIVE_INFINITY, 5);
+      await expect(pool.acquire({ user: ada })).resolves.toMatchObject({ sequence: 's1' });
+      expect(await settled(pool.acquire({ user: ada }))).toBe(false);
+    });
+  });
 });

@@ -2,6 +2,8 @@ import { AppError, ErrorCode } from '@weft/contracts';
 
 interface Slot<S> {
   sequence: S;
+  /** Kept for a user with no generation running here (see `express`). */
+  express: boolean;
   /** The session whose tokens this sequence still holds, so its next turn reuses the KV cache. */
   sessionId?: string;
   busy: boolean;
@@ -72,15 +74,24 @@ export class SequencePool<S> {
   /** In arrival order, so the first of equal tags is the earliest. */
   private readonly waiters: Waiter<S>[] = [];
   private readonly users = new Map<string, UserQueue>();
+  /** Leases held, by user: who may take an express sequence. */
+  private readonly running = new Map<string, number>();
   /** The tag of the waiter served last. A user with nobody waiting starts here: idle time earns no credit. */
   private virtualNow = 0;
   private tick = 0;
 
+  /**
+   * The last `express` sequences go only to a user with no generation running here: when one
+   * user's agents hold every other sequence, another user's request starts at once (decoded in
+   * the same batch) instead of waiting for a reply to finish. Each costs a KV cache's memory.
+   */
   constructor(
     sequences: readonly S[],
     private readonly maxQueue = Number.POSITIVE_INFINITY,
+    express = 0,
   ) {
-    this.slots = sequences.map((sequence) => ({ sequence, busy: false, lastUsed: 0 }));
+    const firstExpress = sequences.length - Math.min(express, sequences.length - 1);
+    this.slots = sequences.map((sequence, i) => ({ sequence, express: i >= firstExpress, busy: false, lastUsed: 0 }));
   }
 
   get waiting(): number {
@@ -108,7 +119,7 @@ export class SequencePool<S> {
 
   acquire({ sessionId, user = ANONYMOUS, signal }: AcquireOptions = {}): Promise<SequenceLease<S>> {
     signal?.throwIfAborted();
-    const lease = this.tryLease(sessionId);
+    const lease = this.tryLease(sessionId, user.id);
     if (lease) return Promise.resolve(lease);
     if (this.waiters.length >= this.maxQueue) {
       return Promise.reject(
@@ -160,8 +171,9 @@ export class SequencePool<S> {
     if (queue && --queue.waiting === 0) this.users.delete(waiter.userId);
   }
 
-  private tryLease(sessionId?: string): SequenceLease<S> | undefined {
-    const idle = this.slots.filter((s) => !s.busy);
+  private tryLease(sessionId: string | undefined, userId: string): SequenceLease<S> | undefined {
+    const regular = this.slots.filter((s) => !s.busy && !s.express);
+    const idle = regular.length > 0 || (this.running.get(userId) ?? 0) > 0 ? regular : this.slots.filter((s) => !s.busy);
     if (idle.length === 0) return undefined;
     const mostRecentFirst = [...idle].sort((a, b) => b.lastUsed - a.lastUsed);
     const own = sessionId === undefined ? undefined : mostRecentFirst.find((s) => s.sessionId === sessionId);
@@ -170,6 +182,7 @@ export class SequencePool<S> {
     const evictedSessionId = own ? undefined : slot.sessionId;
     slot.busy = true;
     slot.sessionId = sessionId;
+    this.running.set(userId, (this.running.get(userId) ?? 0) + 1);
     let released = false;
     return {
       sequence: slot.sequence,
@@ -179,20 +192,28 @@ export class SequencePool<S> {
         if (released) return;
         released = true;
         slot.busy = false;
+        const left = (this.running.get(userId) ?? 1) - 1;
+        if (left > 0) this.running.set(userId, left);
+        else this.running.delete(userId);
         slot.lastUsed = ++this.tick;
         this.dispatch();
       },
     };
   }
 
+  /** Serves waiters in fair order; one that only an express sequence could take is passed over. */
   private dispatch(): void {
-    while (this.waiters.length > 0) {
-      const next = this.waiters.reduce((best, w) => (w.tag < best.tag ? w : best));
-      const lease = this.tryLease(next.sessionId);
-      if (!lease) return;
-      this.remove(next);
-      this.virtualNow = next.tag;
-      next.resolve(lease);
+    for (;;) {
+      const fairOrder = [...this.waiters].sort((a, b) => a.tag - b.tag);
+      const served = fairOrder.some((waiter) => {
+        const lease = this.tryLease(waiter.sessionId, waiter.userId);
+        if (!lease) return false;
+        this.remove(waiter);
+        this.virtualNow = waiter.tag;
+        waiter.resolve(lease);
+        return true;
+      });
+      if (!served) return;
     }
   }
 }

@@ -60,6 +60,12 @@ export const llamaModelSchema = z
     gpuLayers: z.union([z.number().int().nonnegative(), z.literal('auto')]).default('auto'),
     /** Generations that decode together in one batch; each holds one session's KV cache. */
     sequences: z.number().int().min(1).max(64).default(2),
+    /**
+     * Extra sequences only for a user with no generation running on this model: when one user's
+     * agents hold all `sequences`, another user's request starts at once instead of waiting for
+     * a reply to finish. Each costs a KV cache's memory; 0 turns them off.
+     */
+    expressSequences: z.number().int().min(0).max(8).default(0),
     /** Requests that may wait for a sequence; beyond that the worker answers INFERENCE.BUSY. */
     maxQueue: z.number().int().min(0).max(1024).default(16),
     batchSize: z.number().int().positive().optional(),
