@@ -142,7 +142,7 @@ export class InferenceService implements OnApplicationShutdown {
   }
 
   private async run(request: GenerateRequest, signal: AbortSignal, onDelta: (text: string) => void): Promise<GenerateChunk> {
-    const log = this.log.child({ model: request.model, sessionId: request.sessionId, requestId: request.requestId });
+    const log = this.log.child({ model: request.model, sessionId: request.sessionId, requestId: request.requestId, userId: request.user?.id });
     let lastDeltaAt: number | undefined;
     const timedDelta = (text: string) => {
       const now = performance.now();
