@@ -6,7 +6,7 @@
  *   - the same with flash attention forced on, and forced off;
  *   - the same with the context's batch size at 2048 (llama-server's n_batch);
  *   - a bare loop over `sequence.evaluate` on the same prompt tokens, no chat layer at all:
- *     what llama.cpp itself costs per token through the binding.
+ *     what llama.cpp itself costs per token through the binding (and with flash attention off).
  * Rounds alternate so a load change on the machine hits every row alike. Not a test.
  */
 import { existsSync } from 'node:fs';
@@ -21,7 +21,7 @@ type Context = Awaited<ReturnType<Model['createContext']>>;
 const root = resolve(__dirname, '../..');
 const MODEL = process.env.BENCH_MODEL ?? join(root, '.weft-test/bench/bench-1024x8-f16-ctx8k.gguf');
 const THREADS = Number(process.env.BENCH_THREADS ?? Math.max(1, cpus().length));
-const TOKENS = 48;
+const TOKENS = Number(process.env.BENCH_TOKENS ?? 48);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SYSTEM = 'You are a careful coding agent working in a TypeScript monorepo. Read before you edit, run the tests after every change, and answer briefly.';
 const USER = 'Explain what the build script does and which tests cover the parser.';
@@ -77,6 +77,7 @@ const variants: Variant[] = [
   { name: 'LlamaChat, flash attention off', context: { flashAttention: false }, run: viaChat },
   { name: 'LlamaChat, batch size 2048', context: { batchSize: 2048 }, run: viaChat },
   { name: 'sequence.evaluate, no chat layer', context: {}, run: viaEvaluate },
+  { name: 'sequence.evaluate, flash attention off', context: { flashAttention: false }, run: viaEvaluate },
 ];
 
 async function main(): Promise<void> {
