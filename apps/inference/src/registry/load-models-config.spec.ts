@@ -24,6 +24,7 @@ describe('model registry', () => {
       threads: 1,
       gpuLayers: 'auto',
       sequences: 2,
+      expressSequences: 0,
       maxQueue: 16,
       chatTemplate: 'auto',
       sampling: {},
