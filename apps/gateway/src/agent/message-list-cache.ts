@@ -43,10 +43,6 @@ export class MessageListCache {
     return [...messages];
   }
 
-  forget(key: string): void {
-    this.lists.delete(key);
-  }
-
   get size(): number {
     return this.lists.size;
   }

@@ -1,7 +1,6 @@
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { inUtf16Units, patchFunctionParamsLengthCheck } from './function-params-patch';
+import { inUtf16Units, PARAMS_GRAMMAR_MODULE, patchFunctionParamsLengthCheck } from './function-params-patch';
+import { importNodeLlamaCppInternal } from './node-llama-cpp-internals';
 
 interface ParamsGrammar {
   _paramsSchema: unknown;
@@ -9,8 +8,7 @@ interface ParamsGrammar {
 }
 
 async function paramsGrammar(schema: unknown): Promise<ParamsGrammar> {
-  const url = pathToFileURL(join(dirname(require.resolve('node-llama-cpp')), 'evaluator/LlamaChat/utils/FunctionCallParamsGrammar.js')).href;
-  const { FunctionCallParamsGrammar } = (await import(url)) as { FunctionCallParamsGrammar: { prototype: ParamsGrammar } };
+  const { FunctionCallParamsGrammar } = await importNodeLlamaCppInternal<{ FunctionCallParamsGrammar: { prototype: ParamsGrammar } }>(PARAMS_GRAMMAR_MODULE);
   // Only the check is under test: an instance without the native grammar behind it.
   const grammar = Object.create(FunctionCallParamsGrammar.prototype) as ParamsGrammar;
   grammar._paramsSchema = schema;

@@ -1,5 +1,7 @@
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { importNodeLlamaCppInternal } from './node-llama-cpp-internals';
+
+/** Where node-llama-cpp keeps the grammar that checks a function call's arguments. */
+export const PARAMS_GRAMMAR_MODULE = 'evaluator/LlamaChat/utils/FunctionCallParamsGrammar.js';
 
 interface FunctionCallParamsGrammarPrototype {
   _paramsSchema: unknown;
@@ -27,9 +29,9 @@ export function inUtf16Units(schema: unknown): unknown {
  */
 export async function patchFunctionParamsLengthCheck(): Promise<boolean> {
   try {
-    const dist = dirname(require.resolve('node-llama-cpp'));
-    const url = pathToFileURL(join(dist, 'evaluator/LlamaChat/utils/FunctionCallParamsGrammar.js')).href;
-    const module = (await import(url)) as { FunctionCallParamsGrammar?: { prototype: FunctionCallParamsGrammarPrototype } };
+    const module = await importNodeLlamaCppInternal<{ FunctionCallParamsGrammar?: { prototype: FunctionCallParamsGrammarPrototype } }>(
+      PARAMS_GRAMMAR_MODULE,
+    );
     const proto = module.FunctionCallParamsGrammar?.prototype;
     if (!proto || typeof proto.parseParams !== 'function') return false;
     if ((proto as { weftPatched?: boolean }).weftPatched) return true;

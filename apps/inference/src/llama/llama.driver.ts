@@ -12,8 +12,10 @@ import { SessionStateStore } from './session-state-store';
 export interface LlamaDriverOptions {
   /** Where `hf:` and URL sources are downloaded. */
   downloadDir: string;
-  /** Saves evicted sessions' KV caches under this folder when set. */
-  /** `dir` is shared by every worker (a volume); each keeps a folder per model in it, named by `owner`. */
+  /**
+   * Saves evicted sessions' KV caches under `dir` when set. The folder may be shared by several
+   * workers (a volume): each keeps a folder per model in it, named by `owner`.
+   */
   kvState?: { dir: string; owner: string; maxBytes: number };
   hooks?: DriverHooks;
 }

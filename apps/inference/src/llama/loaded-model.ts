@@ -289,8 +289,9 @@ export class LoadedModel {
         await sequence.clearHistory();
         return false;
       });
-    if (restored) this.onKvState('restored');
-    if (restored) this.log.debug({ sessionId, tokens: sequence.contextTokens.length }, 'restored session KV state');
+    if (!restored) return;
+    this.onKvState('restored');
+    this.log.debug({ sessionId, tokens: sequence.contextTokens.length }, 'restored session KV state');
   }
 
   private grammarFor(mode: ReplyMode, limits: Parameters<typeof forcedCallSchema>[1]): Promise<JsonGrammar> | undefined {

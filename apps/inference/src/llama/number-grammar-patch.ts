@@ -1,5 +1,4 @@
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { importNodeLlamaCppInternal } from './node-llama-cpp-internals';
 
 /** Safe integers have at most 16 digits; 15 keeps every grammar-admitted one below 2^53. */
 export const INTEGER_GBNF = '"-"? ("0" | [1-9] [0-9]{0,14})';
@@ -20,9 +19,7 @@ interface GbnfNumberPrototype {
  */
 export async function patchNumberGrammar(): Promise<boolean> {
   try {
-    const dist = dirname(require.resolve('node-llama-cpp'));
-    const url = pathToFileURL(join(dist, 'utils/gbnfJson/terminals/GbnfNumber.js')).href;
-    const module = (await import(url)) as { GbnfNumber?: { prototype: GbnfNumberPrototype } };
+    const module = await importNodeLlamaCppInternal<{ GbnfNumber?: { prototype: GbnfNumberPrototype } }>('utils/gbnfJson/terminals/GbnfNumber.js');
     const proto = module.GbnfNumber?.prototype;
     if (!proto || typeof proto.getGrammar !== 'function') return false;
     proto.getGrammar = function getGrammar(this: GbnfNumberPrototype) {
