@@ -1,5 +1,6 @@
 import type { GenerateRequest } from '@weft/contracts';
 import { toChatFunctions, toChatHistory } from '../../apps/inference/src/llama/chat-history';
+import { loadLlama } from '../../apps/inference/src/llama/llama-binary';
 import { grammarLimits } from '../../apps/inference/src/tool-calls/tool-choice';
 import type { RunSample } from './stats';
 
@@ -10,6 +11,8 @@ export interface DirectOptions {
   contextSize: number;
   sequences: number;
   threads: number;
+  /** node-llama-cpp's default (and the worker's) is off. */
+  flashAttention?: boolean;
 }
 
 /**
@@ -29,15 +32,21 @@ export class DirectLlama {
 
   static async open(options: DirectOptions): Promise<DirectLlama> {
     const lib = await import('node-llama-cpp');
-    const llama = await lib.getLlama({ gpu: 'auto', build: 'never', logLevel: lib.LlamaLogLevel.error });
+    // The binary the worker would load: a local build (scripts/llama/build-addon.sh) when there is one.
+    const llama = await loadLlama(lib, { logLevel: lib.LlamaLogLevel.error });
     const model = await llama.loadModel({ modelPath: options.modelPath, gpuLayers: 'auto' });
-    const context = await model.createContext({ contextSize: options.contextSize, sequences: options.sequences, threads: options.threads });
+    const context = await model.createContext({ contextSize: options.contextSize, sequences: options.sequences, threads: options.threads, flashAttention: options.flashAttention });
     const free = Array.from({ length: options.sequences }, () => context.getSequence());
     return new DirectLlama(lib, llama, model, context, free, lib.resolveChatWrapper(model));
   }
 
   get gpu(): string {
     return String(this.llama.gpu);
+  }
+
+  /** `localBuild` (scripts/llama/build-addon.sh) or `prebuilt`. */
+  get buildType(): string {
+    return this.llama.buildType;
   }
 
   async generate(system: string, user: string, maxTokens: number): Promise<RunSample> {

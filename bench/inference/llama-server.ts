@@ -10,6 +10,10 @@ export interface LlamaServerOptions {
   contextSize: number;
   parallel: number;
   threads: number;
+  /** Layers on the GPU (default 0: CPU). */
+  gpuLayers?: number;
+  /** llama-server's default is `auto` (on where the backend supports it); the worker's is off. */
+  flashAttention?: boolean;
 }
 
 const READY_TIMEOUT_MS = 120_000;
@@ -36,7 +40,8 @@ export class LlamaServer {
       ['--threads-batch', String(options.threads)],
       ['--host', '127.0.0.1'],
       ['--port', String(port)],
-      ['-ngl', '0'],
+      ['-ngl', String(options.gpuLayers ?? 0)],
+      ...(options.flashAttention === undefined ? [] : [['-fa', options.flashAttention ? 'on' : 'off']]),
     ].flat();
     const child = spawn(options.bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     const log: string[] = [];

@@ -8,6 +8,7 @@ export const FimTokens = ['<|fim_prefix|>', '<|fim_suffix|>', '<|fim_middle|>'];
 // llama.cpp token types.
 const NORMAL = 1;
 const CONTROL = 3;
+const UNUSED = 5;
 
 const CORPUS = `The quick brown fox jumps over the lazy dog. You are a helpful coding assistant.
 List the files in the current directory, then read the file and write a summary of the code.
@@ -69,8 +70,12 @@ function mergePair(symbols, left, right) {
   return out;
 }
 
-/** Tokens, their llama.cpp types and the merges, ready for the tokenizer.ggml.* keys. */
-export function buildVocab({ merges: mergeCount = 150, fim = true } = {}) {
+/**
+ * Tokens, their llama.cpp types and the merges, ready for the tokenizer.ggml.* keys. `size`
+ * pads the vocabulary with unused `<|reserved_N|>` tokens, for a model with a real model's
+ * output layer (32000 rows for a 7B): the tokenizer never produces them.
+ */
+export function buildVocab({ merges: mergeCount = 150, fim = true, size } = {}) {
   const byteMap = bytesToUnicode();
   const encode = (text) => [...Buffer.from(text, 'utf8')].map((b) => byteMap.get(b)).join('');
   const words = (CORPUS.match(PRETOKENIZE) ?? []).map(encode);
@@ -89,5 +94,12 @@ export function buildVocab({ merges: mergeCount = 150, fim = true } = {}) {
   const special = Object.fromEntries(specials.map((t, i) => [t, tokens.length + i]));
   tokens.push(...specials);
   types.push(...specials.map(() => CONTROL));
-  return { tokens, types, merges, special };
+  if (size !== undefined && size < tokens.length) throw new Error(`a vocabulary of ${size} tokens is too small: the bytes, merges and special tokens alone are ${tokens.length}`);
+  const reserved = [];
+  for (let i = 0; tokens.length < (size ?? 0); i++) {
+    reserved.push(tokens.length);
+    tokens.push(`<|reserved_${i}|>`);
+    types.push(UNUSED);
+  }
+  return { tokens, types, merges, special, reserved };
 }

@@ -9,8 +9,15 @@ const ALIGNMENT = 32;
 const CHUNK_ELEMENTS = 1 << 20;
 
 const ValueType = { UINT32: 4, INT32: 5, FLOAT32: 6, BOOL: 7, STRING: 8, ARRAY: 9, UINT64: 10 };
-export const TensorType = { F32: 0, F16: 1 };
-const bytesPerElement = { [TensorType.F32]: 4, [TensorType.F16]: 2 };
+export const TensorType = { F32: 0, F16: 1, Q4_0: 2 };
+/** Q4_0: blocks of 32 weights, an f16 scale then 16 bytes of 4-bit values (ggml's block_q4_0). */
+export const Q4_0_BLOCK = 32;
+export const Q4_0_BLOCK_BYTES = 18;
+const tensorBytes = {
+  [TensorType.F32]: (elements) => elements * 4,
+  [TensorType.F16]: (elements) => elements * 2,
+  [TensorType.Q4_0]: (elements) => (elements / Q4_0_BLOCK) * Q4_0_BLOCK_BYTES,
+};
 
 class ByteSink {
   parts = [];
@@ -44,11 +51,15 @@ export class GgufWriter {
 
   /**
    * `dims` in ggml order (innermost first). `fill(out, start)` writes the values of elements
-   * [start, start + out.length) into the Float32Array `out`; it is called in order.
+   * [start, start + out.length) into the Float32Array `out`; it is called in order. For Q4_0,
+   * `out` is a Buffer of whole blocks and `start` the first block's element index: quantising
+   * gigabytes of floats in JavaScript is too slow for a benchmark model, so its filler writes
+   * the blocks itself.
    */
   tensor(name, dims, type, fill) {
     const elements = dims.reduce((a, b) => a * b, 1);
-    this.#tensors.push({ name, dims, type, fill, elements, bytes: elements * bytesPerElement[type] });
+    if (type === TensorType.Q4_0 && dims[0] % Q4_0_BLOCK !== 0) throw new Error(`${name}: a Q4_0 row must be a multiple of ${Q4_0_BLOCK} long, got ${dims[0]}`);
+    this.#tensors.push({ name, dims, type, fill, elements, bytes: tensorBytes[type](elements) });
     return this;
   }
 
@@ -109,12 +120,25 @@ export class GgufWriter {
 }
 
 function writeTensorData(fd, t) {
+  if (t.type === TensorType.Q4_0) return writeBlocks(fd, t);
   let written = 0;
   for (let start = 0; start < t.elements; start += CHUNK_ELEMENTS) {
     const values = new Float32Array(Math.min(CHUNK_ELEMENTS, t.elements - start));
     t.fill(values, start);
     const typed = t.type === TensorType.F16 ? Float16Array.from(values) : values;
     written += writeSync(fd, new Uint8Array(typed.buffer, typed.byteOffset, typed.byteLength));
+  }
+  return written;
+}
+
+function writeBlocks(fd, t) {
+  let written = 0;
+  const blocksPerChunk = CHUNK_ELEMENTS / Q4_0_BLOCK;
+  for (let start = 0; start < t.elements; start += CHUNK_ELEMENTS) {
+    const blocks = Math.min(blocksPerChunk, (t.elements - start) / Q4_0_BLOCK);
+    const out = Buffer.alloc(blocks * Q4_0_BLOCK_BYTES);
+    t.fill(out, start);
+    written += writeSync(fd, out);
   }
   return written;
 }

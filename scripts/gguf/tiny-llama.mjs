@@ -1,6 +1,6 @@
 // Describes a llama-architecture GGUF with seeded random weights and a real ChatML tokenizer.
 import { buildVocab } from './bpe-vocab.mjs';
-import { GgufWriter, TensorType } from './gguf-writer.mjs';
+import { GgufWriter, Q4_0_BLOCK, Q4_0_BLOCK_BYTES, TensorType } from './gguf-writer.mjs';
 
 export const TINY_DEFAULTS = Object.freeze({
   embedding: 64,
@@ -13,7 +13,25 @@ export const TINY_DEFAULTS = Object.freeze({
   seed: 42,
   tensorType: 'f32',
   fim: true,
+  /** Pad the vocabulary to this many tokens (undefined: no padding). */
+  vocabSize: undefined,
 });
+
+/** The shapes of a 7B model (Mistral 7B: grouped KV heads, 32000 tokens), for GPU benchmarks. */
+export const SEVEN_B_SHAPE = Object.freeze({
+  embedding: 4096,
+  layers: 32,
+  heads: 32,
+  kvHeads: 8,
+  feedForward: 14336,
+  vocabSize: 32000,
+  contextLength: 32768,
+  merges: 400,
+});
+
+const MATRIX_TYPES = { f32: TensorType.F32, f16: TensorType.F16, q4_0: TensorType.Q4_0 };
+/** llama.cpp's llama_ftype: ALL_F32, MOSTLY_F16, MOSTLY_Q4_0. */
+const FILE_TYPES = { f32: 0, f16: 1, q4_0: 2 };
 
 const CHATML_TEMPLATE =
   "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n'}}{% endfor %}" +
@@ -49,16 +67,39 @@ function noise(name, seed, std) {
 }
 
 /**
- * Output rows of the special tokens are zero so that greedy decoding never picks one: a
- * generation then runs to `maxTokens`, which makes streaming tests deterministic in length.
+ * Q4_0 blocks of uniform random 4-bit values under one scale per tensor, with the standard
+ * deviation asked for: the speed of a real model's weights, without quantising floats.
  */
-function outputWeights(seed, std, embedding, silenced) {
-  const fill = noise('output.weight', seed, std);
+function q4Noise(name, seed, std) {
+  const next = prng(hashName(name) ^ seed);
+  // The values are d * (q - 8) for q uniform in 0..15, whose standard deviation is d * 4.61.
+  const scale = Buffer.from(new Float16Array([std / Math.sqrt(255 / 12)]).buffer);
+  return (out) => {
+    for (let at = 0; at < out.length; at += Q4_0_BLOCK_BYTES) {
+      out[at] = scale[0];
+      out[at + 1] = scale[1];
+      for (let i = 2; i < Q4_0_BLOCK_BYTES; i += 4) {
+        const r = (next() * 4294967296) >>> 0;
+        out.writeUInt32LE(r, at + i);
+      }
+    }
+  };
+}
+
+/**
+ * Output rows of the special (and reserved) tokens are zero so that greedy decoding never picks
+ * one: a generation then runs to `maxTokens`, which makes streaming tests deterministic in length.
+ */
+function outputWeights(type, seed, std, embedding, silenced) {
+  const quantised = type === TensorType.Q4_0;
+  const fill = quantised ? q4Noise('output.weight', seed, std) : noise('output.weight', seed, std);
+  // Floats: `out` holds elements from `start`. Q4_0: bytes of whole blocks, scale 0 silences.
+  const unit = quantised ? Q4_0_BLOCK_BYTES / Q4_0_BLOCK : 1;
   return (out, start) => {
     fill(out);
     for (const id of silenced) {
-      const from = id * embedding - start;
-      const to = from + embedding;
+      const from = (id * embedding - start) * unit;
+      const to = from + embedding * unit;
       if (to > 0 && from < out.length) out.fill(0, Math.max(0, from), Math.min(out.length, to));
     }
   };
@@ -66,15 +107,17 @@ function outputWeights(seed, std, embedding, silenced) {
 
 export function describeTinyLlama(options = {}) {
   const o = { ...TINY_DEFAULTS, ...options };
-  const vocab = buildVocab({ merges: o.merges, fim: o.fim });
+  const vocab = buildVocab({ merges: o.merges, fim: o.fim, size: o.vocabSize });
   const headDim = o.embedding / o.heads;
   const kvDim = headDim * o.kvHeads;
-  const matrixType = o.tensorType === 'f16' ? TensorType.F16 : TensorType.F32;
+  const matrixType = MATRIX_TYPES[o.tensorType];
+  if (matrixType === undefined) throw new Error(`tensor type must be one of ${Object.keys(MATRIX_TYPES).join(', ')}, got ${o.tensorType}`);
   const std = 1 / Math.sqrt(o.embedding);
   const w = new GgufWriter()
     .string('general.architecture', 'llama')
     .string('general.name', 'weft-tiny-llama')
     .uint32('general.alignment', 32)
+    .uint32('general.file_type', FILE_TYPES[o.tensorType] ?? 0)
     .uint32('llama.context_length', o.contextLength)
     .uint32('llama.embedding_length', o.embedding)
     .uint32('llama.block_count', o.layers)
@@ -102,11 +145,12 @@ export function describeTinyLlama(options = {}) {
   }
 
   const n = vocab.tokens.length;
-  const silenced = Object.values(vocab.special);
-  const matrix = (name, dims) => w.tensor(name, dims, matrixType, noise(name, o.seed, std));
+  const silenced = [...Object.values(vocab.special), ...vocab.reserved];
+  const fill = matrixType === TensorType.Q4_0 ? q4Noise : noise;
+  const matrix = (name, dims) => w.tensor(name, dims, matrixType, fill(name, o.seed, std));
   matrix('token_embd.weight', [o.embedding, n]);
   w.tensor('output_norm.weight', [o.embedding], TensorType.F32, ones);
-  w.tensor('output.weight', [o.embedding, n], matrixType, outputWeights(o.seed, std, o.embedding, silenced));
+  w.tensor('output.weight', [o.embedding, n], matrixType, outputWeights(matrixType, o.seed, std, o.embedding, silenced));
   for (let b = 0; b < o.layers; b++) {
     const p = `blk.${b}`;
     w.tensor(`${p}.attn_norm.weight`, [o.embedding], TensorType.F32, ones);
