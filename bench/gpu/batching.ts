@@ -16,6 +16,8 @@ const MODEL = process.env.GPU_BENCH_MODEL ?? '';
 const SEQUENCES = Number(process.env.GPU_BENCH_SEQUENCES ?? 8);
 const TOKENS = Number(process.env.GPU_BENCH_MAX_TOKENS ?? 128);
 const FLASH = process.env.GPU_BENCH_FA !== 'off';
+const THREADS = (process.env.GPU_BENCH_THREADS ?? '4').split(',').map(Number);
+const MODES = (process.env.GPU_BENCH_MODES ?? 'chat,evaluate').split(',') as ('chat' | 'evaluate')[];
 
 type Lib = typeof import('node-llama-cpp');
 
@@ -60,9 +62,10 @@ async function main(): Promise<void> {
   const llama = await loadLlama(lib, { logLevel: lib.LlamaLogLevel.error });
   const model = await llama.loadModel({ modelPath: MODEL, gpuLayers: 'auto' });
   const rows: (string | number)[][] = [];
-  for (const mode of ['chat', 'evaluate'] as const) {
+  for (const mode of MODES) {
+    for (const threads of THREADS) {
     for (const concurrency of [1, SEQUENCES]) {
-      const context = await model.createContext({ contextSize: 2048, sequences: concurrency, flashAttention: FLASH, threads: 4 });
+      const context = await model.createContext({ contextSize: 2048, sequences: concurrency, flashAttention: FLASH, threads });
       const sequences = Array.from({ length: concurrency }, () => context.getSequence());
       const run = (i: number) => (mode === 'chat' ? chat(lib, sequences[i]!, i) : evaluate(model, sequences[i]!, i));
       await run(0); // warm up
@@ -72,6 +75,7 @@ async function main(): Promise<void> {
       const wallMs = performance.now() - started;
       rows.push([
         mode,
+        threads,
         concurrency,
         process.env.UV_THREADPOOL_SIZE ?? '4 (default)',
         (tokens / wallMs) * 1000,
@@ -83,9 +87,10 @@ async function main(): Promise<void> {
       ]);
       await context.dispose();
     }
+    }
   }
   console.log(`${llama.gpu}, ${llama.buildType}, flash attention ${FLASH ? 'on' : 'off'}, ${TOKENS} tokens per sequence`);
-  console.log(table(['mode', 'sequences', 'uv threads', 'tok/s', 'decodes', 'mean batch', 'decode ms', 'sample ms', 'decode % of wall'], rows));
+  console.log(table(['mode', 'threads', 'sequences', 'uv threads', 'tok/s', 'decodes', 'mean batch', 'decode ms', 'sample ms', 'decode % of wall'], rows));
   await model.dispose();
   await llama.dispose();
 }
@@ -101,11 +106,11 @@ async function chat(lib: Lib, sequence: LlamaContextSequence, i: number): Promis
 
 async function evaluate(model: LlamaModel, sequence: LlamaContextSequence, i: number): Promise<number> {
   await sequence.clearHistory();
-  let n = 0;
-  for await (const _token of sequence.evaluate(model.tokenize(`Request ${i}-${Date.now()}: summarise what file number ${i} of the project does.`), { temperature: 0 })) {
-    if (++n >= TOKENS) break;
+  const generated: number[] = [];
+  for await (const token of sequence.evaluate(model.tokenize(`Request ${i}-${Date.now()}: summarise what file number ${i} of the project does.`), { temperature: 0 })) {
+    if (generated.push(token) >= TOKENS) break;
   }
-  return n;
+  return generated.length;
 }
 
 main().catch((error: unknown) => {

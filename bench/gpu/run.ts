@@ -21,7 +21,7 @@ const ROUNDS = Number(process.env.GPU_BENCH_ROUNDS ?? 2);
 /** Per sequence (and per llama-server slot). */
 const CONTEXT = 4096;
 const SEQUENCES = Math.max(...LEVELS);
-const THREADS = 4;
+const THREADS = Number(process.env.GPU_BENCH_THREADS ?? 4);
 
 // About 300 tokens, so that each request has a prompt to evaluate as well as a reply to write.
 const SYSTEM = Array.from({ length: 6 }, (_, i) => `Rule ${i + 1}: you are a careful coding agent in a TypeScript monorepo; read before you edit, run the tests after every change, keep replies short and name the files you touched.`).join(' ');

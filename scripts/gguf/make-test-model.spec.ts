@@ -58,4 +58,41 @@ describe('make-test-model', () => {
     expect(info.architectureMetadata).toMatchObject({ embedding_length: 128, block_count: 3 });
     expect(info.totalTensorCount).toBe(3 + 3 * 9);
   });
+
+  it('writes Q4_0 matrices and pads the vocabulary, for 7B-shaped benchmark models', async () => {
+    const q4 = join(dir, 'q4.gguf');
+    await run(process.execPath, [script, q4, '--embedding', '128', '--heads', '4', '--kv-heads', '2', '--feed-forward', '256', '--vocab', '2048', '--type', 'q4_0']);
+    const { getLlama, LlamaLogLevel, readGgufFileInfo } = await import('node-llama-cpp');
+    const info = await readGgufFileInfo(q4);
+    expect(info.architectureMetadata).toMatchObject({ vocab_size: 2048 });
+    expect(info.fullTensorInfo?.find((t) => t.name === 'blk.0.ffn_up.weight')?.ggmlType).toBe(2); // GGML_TYPE_Q4_0
+    // 18 bytes per 32 weights instead of 4 per weight.
+    const f32 = join(dir, 'f32.gguf');
+    await run(process.execPath, [script, f32, '--embedding', '128', '--heads', '4', '--kv-heads', '2', '--feed-forward', '256', '--vocab', '2048']);
+    expect((await stat(q4)).size).toBeLessThan((await stat(f32)).size / 5);
+
+    const llama = await getLlama({ gpu: false, build: 'never', logLevel: LlamaLogLevel.error });
+    const model = await llama.loadModel({ modelPath: q4, gpuLayers: 0 });
+    const context = await model.createContext({ contextSize: 256 });
+    try {
+      const sequence = context.getSequence();
+      const generated: number[] = [];
+      for await (const token of sequence.evaluate(model.tokenize('List the files'), { temperature: 0 })) {
+        generated.push(token);
+        if (generated.length === 8) break;
+      }
+      // The reserved tokens' output rows are silenced like the special ones: never generated.
+      expect(generated).toHaveLength(8);
+      expect(generated.every((t) => t < 2048 && !model.detokenize([t], true).startsWith('<|reserved_'))).toBe(true);
+    } finally {
+      await context.dispose();
+      await model.dispose();
+      await llama.dispose();
+    }
+  });
+
+  it('refuses a vocabulary smaller than its own tokens and an unknown type, naming the flag', async () => {
+    await expect(run(process.execPath, [script, join(dir, 'x.gguf'), '--vocab', '10'])).rejects.toMatchObject({ stderr: expect.stringContaining('too small') });
+    await expect(run(process.execPath, [script, join(dir, 'x.gguf'), '--type', 'q8_0'])).rejects.toMatchObject({ stderr: expect.stringContaining('--type must be one of f32, f16, q4_0') });
+  });
 });

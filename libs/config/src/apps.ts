@@ -182,6 +182,12 @@ const inferenceEnvSchema = z.object({
   KV_STATE_DIR: z.string().optional(),
   /** Cap on the saved KV states on disk; the least recently used are deleted first. */
   KV_STATE_MAX_BYTES: positiveInt().default(8 * 1024 * 1024 * 1024),
+  /**
+   * Which llama.cpp binary node-llama-cpp loads: `auto` (the build scripts/llama/build-addon.sh
+   * made from the bundled source, when there is one; else the prebuilt), `local` (that build or
+   * fail) or `prebuilt`.
+   */
+  LLAMA_BINARY: z.enum(['auto', 'local', 'prebuilt']).default('auto'),
 });
 
 export const inferenceConfigSchema = z.preprocess(collectApiKeys, inferenceEnvSchema);

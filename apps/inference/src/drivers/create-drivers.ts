@@ -11,6 +11,7 @@ export interface DriverOptions {
   /** Where `hf:` and URL model sources are downloaded. */
   downloadDir: string;
   kvState?: LlamaDriverOptions['kvState'];
+  binary?: LlamaDriverOptions['binary'];
   hooks?: DriverHooks;
   /** `*_API_KEY` variables for remote providers, by name. */
   apiKeys?: Readonly<Record<string, string>>;

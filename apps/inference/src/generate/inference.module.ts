@@ -25,6 +25,7 @@ export class InferenceModule {
               kvState: config.KV_STATE_DIR
                 ? { dir: config.KV_STATE_DIR, owner: worker.workerId, maxBytes: config.KV_STATE_MAX_BYTES }
                 : undefined,
+              binary: config.LLAMA_BINARY,
               hooks: {
                 modelLoaded: (model, seconds) => metrics.modelLoaded(model, seconds),
                 kvState: (model, event) => metrics.kvState(model, event),

@@ -9,7 +9,6 @@ import type { LlamaLogLevel } from 'node-llama-cpp';
  * is one, else the prebuilt.
  */
 export type LlamaBinary = 'auto' | 'local' | 'prebuilt';
-export const LLAMA_BINARIES = ['auto', 'local', 'prebuilt'] as const;
 
 type Lib = typeof import('node-llama-cpp');
 type Llama = Awaited<ReturnType<Lib['getLlama']>>;

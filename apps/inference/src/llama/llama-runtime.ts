@@ -1,5 +1,6 @@
 import type { Logger } from '@weft/logging';
 import { patchFunctionParamsLengthCheck } from './function-params-patch';
+import { loadLlama, type LlamaBinary } from './llama-binary';
 import { patchNumberGrammar } from './number-grammar-patch';
 
 // node-llama-cpp is ESM-only and this app compiles to CommonJS: load it with a dynamic import
@@ -20,7 +21,10 @@ export interface LlamaBackend {
 export class LlamaRuntime {
   private backend?: Promise<LlamaBackend>;
 
-  constructor(private readonly log: Logger) {}
+  constructor(
+    private readonly log: Logger,
+    private readonly binary: LlamaBinary = 'auto',
+  ) {}
 
   /** The GPU and its memory, once llama.cpp has started on one. */
   async gpu(): Promise<{ type: string; vramTotalBytes: number; vramUsedBytes: number } | undefined> {
@@ -50,14 +54,12 @@ export class LlamaRuntime {
     if (!(await patchFunctionParamsLengthCheck())) {
       this.log.warn('could not align node-llama-cpp string length check; a capped argument with characters beyond U+FFFF may fail its call');
     }
-    const llama = await lib.getLlama({
-      gpu: 'auto',
-      // Never compile llama.cpp at runtime: the prebuilt binaries ship with the package.
-      build: 'never',
+    const llama = await loadLlama(lib, {
+      binary: this.binary,
       logLevel: lib.LlamaLogLevel.warn,
       logger: (level, message) => this.log.warn({ llamaLevel: level }, message.trim()),
     });
-    this.log.info({ gpu: llama.gpu, cpuMathCores: llama.cpuMathCores }, 'llama.cpp ready');
+    this.log.info({ gpu: llama.gpu, build: llama.buildType, cpuMathCores: llama.cpuMathCores }, 'llama.cpp ready');
     return { lib, llama };
   }
 }

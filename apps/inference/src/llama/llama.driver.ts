@@ -4,6 +4,7 @@ import type { Logger } from '@weft/logging';
 import type { DriverHooks, GenerateCall, InferenceDriver, KvStateEvent } from '../drivers/inference-driver';
 import type { ChatTemplate, LlamaModelConfig } from '../registry/models-config.schema';
 import { assertLoadableGguf } from './gguf-preflight';
+import type { LlamaBinary } from './llama-binary';
 import { LoadedModel } from './loaded-model';
 import { LlamaRuntime, type ChatWrapper, type LlamaBackend, type LlamaModel } from './llama-runtime';
 import { resolveRemoteModel } from './model-source';
@@ -17,6 +18,8 @@ export interface LlamaDriverOptions {
    * workers (a volume): each keeps a folder per model in it, named by `owner`.
    */
   kvState?: { dir: string; owner: string; maxBytes: number };
+  /** Which llama.cpp binary to load (LLAMA_BINARY). */
+  binary?: LlamaBinary;
   hooks?: DriverHooks;
 }
 
@@ -37,7 +40,7 @@ export class LlamaDriver implements InferenceDriver {
     private readonly log: Logger,
     private readonly options: LlamaDriverOptions,
   ) {
-    this.runtime = new LlamaRuntime(log);
+    this.runtime = new LlamaRuntime(log, options.binary);
   }
 
   async listModels(): Promise<ModelInfo[]> {
