@@ -7,6 +7,8 @@
  *
  *   GPU_BENCH_MODEL=model.gguf LLAMA_SERVER_BIN=.../llama-server node bench.cjs
  */
+// The worker's libuv pool size (one thread): node-llama-cpp measured as Weft runs it.
+import '../../apps/inference/src/uv-threadpool';
 import { writeFileSync } from 'node:fs';
 import { DirectLlama } from '../inference/direct';
 import { LlamaServer } from '../inference/llama-server';

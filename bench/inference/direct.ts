@@ -1,6 +1,6 @@
 import type { GenerateRequest } from '@weft/contracts';
 import { toChatFunctions, toChatHistory } from '../../apps/inference/src/llama/chat-history';
-import { loadLlama } from '../../apps/inference/src/llama/llama-binary';
+import { loadLlama, type LlamaBinary } from '../../apps/inference/src/llama/llama-binary';
 import { grammarLimits } from '../../apps/inference/src/tool-calls/tool-choice';
 import type { RunSample } from './stats';
 
@@ -33,7 +33,7 @@ export class DirectLlama {
   static async open(options: DirectOptions): Promise<DirectLlama> {
     const lib = await import('node-llama-cpp');
     // The binary the worker would load: a local build (scripts/llama/build-addon.sh) when there is one.
-    const llama = await loadLlama(lib, { logLevel: lib.LlamaLogLevel.error });
+    const llama = await loadLlama(lib, { binary: (process.env.LLAMA_BINARY as LlamaBinary | undefined) ?? 'auto', logLevel: lib.LlamaLogLevel.error });
     const model = await llama.loadModel({ modelPath: options.modelPath, gpuLayers: 'auto' });
     const context = await model.createContext({ contextSize: options.contextSize, sequences: options.sequences, threads: options.threads, flashAttention: options.flashAttention });
     const free = Array.from({ length: options.sequences }, () => context.getSequence());

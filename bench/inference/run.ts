@@ -12,6 +12,8 @@
  * before every turn: prompt tokens evaluated per turn. Not a test: it prints tables. Needs Docker
  * for NATS and Redis.
  */
+// The worker's libuv pool size (one thread), for both sides of this process.
+import '../../apps/inference/src/uv-threadpool';
 import 'reflect-metadata';
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';

@@ -89,7 +89,7 @@ fi
 
 if [[ $steps == *,bench,* ]]; then
   step "node-llama-cpp in-process vs llama-server"
-  bench() { GPU_BENCH_MODEL=$model LLAMA_SERVER_BIN=$bin/llama-server GPU_BENCH_JSON=$work/results/bench.json node "$work/bench.mjs"; }
+  bench() { UV_THREADPOOL_SIZE=${UV_THREADPOOL_SIZE:-1} GPU_BENCH_MODEL=$model LLAMA_SERVER_BIN=$bin/llama-server GPU_BENCH_JSON=$work/results/bench.json node "$work/bench.mjs"; }
   result bench.txt bench
   cp "$work/results/bench.json" "$out/bench.json"
 fi
@@ -97,6 +97,6 @@ fi
 if [[ $steps == *,batching,* ]]; then
   step "node-llama-cpp: decode batches and waits, LlamaChat vs sequence.evaluate"
   batching() { GPU_BENCH_MODEL=$model UV_THREADPOOL_SIZE=$1 node "$work/batching.mjs"; }
+  result batching-uv1.txt batching 1
   result batching-uv4.txt batching 4
-  result batching-uv16.txt batching 16
 fi

@@ -1,3 +1,5 @@
+// First: sets the libuv pool size before anything can start the pool.
+import './uv-threadpool';
 import 'reflect-metadata';
 import { inferenceConfigSchema, loadConfig } from '@weft/config';
 import { listenAndMarkReady } from '@weft/messaging';
