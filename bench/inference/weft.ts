@@ -49,6 +49,8 @@ export class WeftPath {
       LOG_LEVEL: 'error',
       METRICS_PORT: '0',
       WORKER_ID: 'bench',
+      // The same binary as the direct side (DirectLlama reads LLAMA_BINARY too).
+      LLAMA_BINARY: process.env.LLAMA_BINARY,
     });
     const app = await createInferenceApp(config, createLogger('inference-bench', 'error'));
     await app.listen();
