@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import type { Token } from 'node-llama-cpp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const script = resolve(__dirname, 'make-test-model.mjs');
@@ -76,7 +77,7 @@ describe('make-test-model', () => {
     const context = await model.createContext({ contextSize: 256 });
     try {
       const sequence = context.getSequence();
-      const generated: number[] = [];
+      const generated: Token[] = [];
       for await (const token of sequence.evaluate(model.tokenize('List the files'), { temperature: 0 })) {
         generated.push(token);
         if (generated.length === 8) break;
