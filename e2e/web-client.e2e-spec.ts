@@ -293,6 +293,39 @@ describe('the web client in Chromium, served by the gateway', () => {
     await expect.poll(() => page.getByText('Starting the slow build.').count(), eventually).toBe(1);
   });
 
+  it('finds a session by search, renames it, and exports it as Markdown', async () => {
+    // The slow-build session of the test before is the one left (the first was deleted).
+    const list = page.getByRole('navigation', { name: 'Sessions' });
+    const search = list.getByLabel('Search sessions');
+    await search.fill('no such session');
+    await list.getByText('No session matches “no such session”.').waitFor();
+    expect(await list.getByRole('listitem').count()).toBe(0);
+    // By its first message, whatever the case.
+    await search.fill('SLOW build');
+    await expect.poll(() => list.getByRole('listitem').count(), eventually).toBe(1);
+    await list.getByRole('link', { name: /Run the slow build/ }).click();
+    await page.getByRole('button', { name: 'Rename' }).click();
+    await page.getByLabel('Session title').fill('Slow build, renamed');
+    await shot('session-rename');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('heading', { name: 'Slow build, renamed' }).waitFor();
+    await list.getByText('Slow build, renamed').waitFor();
+    // By its new title, and it stays after a reload.
+    await search.fill('renamed');
+    await expect.poll(() => list.getByRole('listitem').count(), eventually).toBe(1);
+    await page.reload();
+    await page.getByRole('heading', { name: 'Slow build, renamed' }).waitFor();
+
+    const download = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Export Markdown' }).click();
+    const file = await download;
+    expect(file.suggestedFilename()).toMatch(/^ses_[A-Za-z0-9_-]+\.md$/);
+    const markdown = await readFile(await file.path(), 'utf8');
+    expect(markdown.split('\n')[0]).toBe('# Slow build, renamed');
+    expect(markdown).toContain('Run the slow build.');
+    expect(await accessibilityViolations()).toEqual([]);
+  });
+
   it('keeps the key across a reload, signs out, and logged no page errors', async () => {
     await page.reload();
     await page.getByText('Signed in as').waitFor();

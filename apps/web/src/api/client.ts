@@ -70,6 +70,16 @@ export class ApiClient {
     return (await this.json(createdSchema, 'POST', '/v1/sessions', jsonBody(input))).id;
   }
 
+  /** Sets the session's title; null clears it (the list then shows the first message). */
+  async renameSession(id: string, title: string | null): Promise<void> {
+    await this.send('PATCH', `/v1/sessions/${enc(id)}`, jsonBody({ title }));
+  }
+
+  /** The conversation as JSONL (every stored event) or Markdown. */
+  async exportSession(id: string, format: 'jsonl' | 'markdown'): Promise<Blob> {
+    return (await this.send('GET', `/v1/sessions/${enc(id)}/export?format=${format}`, { timeoutMs: TRANSFER_TIMEOUT_MS })).blob();
+  }
+
   /** 409 while a turn runs in it. */
   async deleteSession(id: string): Promise<void> {
     await this.send('DELETE', `/v1/sessions/${enc(id)}`);

@@ -4,6 +4,7 @@ import type { Session } from '../api/schemas';
 import { ErrorMessage } from '../components/ErrorMessage';
 import { FilesPanel } from '../files/FilesPanel';
 import { Composer } from './Composer';
+import { SessionActions } from './SessionActions';
 import { TimelineView } from './TimelineView';
 import { useSessionEvents } from './use-session-events';
 
@@ -65,6 +66,16 @@ export function ChatView({ api, sessionId, onActivity }: { api: ApiClient; sessi
               {stream.status === 'reconnecting' || stream.status === 'failed' ? `: ${stream.reason}` : ''}
             </span>
           </span>
+          {session ? (
+            <SessionActions
+              api={api}
+              session={session}
+              onRenamed={(title) => {
+                setSession({ ...session, title });
+                onActivity();
+              }}
+            />
+          ) : null}
           {activeTurnId ? (
             <button type="button" className="danger small" onClick={() => void cancel()} disabled={cancelling}>
               {cancelling ? 'Cancelling…' : 'Cancel turn'}

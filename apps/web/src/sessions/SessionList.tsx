@@ -5,7 +5,10 @@ import { ErrorMessage } from '../components/ErrorMessage';
 import { sessionHref } from '../route';
 import { relativeTime } from '../time';
 
-/** The user's sessions, newest first, with a two-step delete. */
+const matches = (s: SessionSummary, query: string) =>
+  [s.title, s.preview, s.model].some((text) => text?.toLowerCase().includes(query));
+
+/** The user's sessions, newest first, searchable by title, first message and model, with a two-step delete. */
 export function SessionList({
   api,
   version,
@@ -20,6 +23,9 @@ export function SessionList({
   const [sessions, setSessions] = useState<SessionSummary[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [confirming, setConfirming] = useState<string | null>(null);
+  const [query, setQuery] = useState('');
+  const needle = query.trim().toLowerCase();
+  const shown = needle ? sessions?.filter((s) => matches(s, needle)) : sessions;
 
   useEffect(() => {
     let live = true;
@@ -53,8 +59,12 @@ export function SessionList({
       <ErrorMessage error={error} />
       {sessions === null && !error ? <p role="status">Loading…</p> : null}
       {sessions?.length === 0 ? <p className="hint">No sessions yet.</p> : null}
+      {sessions?.length ? (
+        <input type="search" className="session-search" aria-label="Search sessions" placeholder="Search" value={query} onChange={(e) => setQuery(e.target.value)} />
+      ) : null}
+      {sessions?.length && shown?.length === 0 ? <p className="hint">No session matches “{query.trim()}”.</p> : null}
       <ul aria-labelledby="sessions-heading">
-        {sessions?.map((s) => {
+        {shown?.map((s) => {
           const name = s.title || s.preview || 'New session';
           return (
             <li key={s.id} className={s.id === currentId ? 'current' : undefined} data-session-id={s.id}>
