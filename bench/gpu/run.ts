@@ -7,12 +7,10 @@
  *
  *   GPU_BENCH_MODEL=model.gguf LLAMA_SERVER_BIN=.../llama-server node bench.cjs
  */
-// The worker's libuv pool size (one thread): node-llama-cpp measured as Weft runs it.
-import '../../apps/inference/src/uv-threadpool';
 import { writeFileSync } from 'node:fs';
 import { DirectLlama } from '../inference/direct';
 import { LlamaServer } from '../inference/llama-server';
-import { runLevel, table, type LevelResult, type RunSample } from '../inference/stats';
+import { best, runLevel, table, type LevelResult, type RunSample } from '../inference/stats';
 
 const MODEL = required('GPU_BENCH_MODEL');
 const SERVER_BIN = required('LLAMA_SERVER_BIN');
@@ -25,7 +23,8 @@ const CONTEXT = 4096;
 const SEQUENCES = Math.max(...LEVELS);
 const THREADS = Number(process.env.GPU_BENCH_THREADS ?? 4);
 
-// About 300 tokens, so that each request has a prompt to evaluate as well as a reply to write.
+// Several hundred tokens (about 710 with the generated model's small vocabulary), so that each
+// request has a prompt to evaluate as well as a reply to write.
 const SYSTEM = Array.from({ length: 6 }, (_, i) => `Rule ${i + 1}: you are a careful coding agent in a TypeScript monorepo; read before you edit, run the tests after every change, keep replies short and name the files you touched.`).join(' ');
 
 interface Row {
@@ -64,10 +63,10 @@ async function main(): Promise<void> {
       await direct.close();
     }
   }
-  console.log(`\n${backend}; ${MAX_TOKENS} tokens per reply, ~${Math.round(SYSTEM.length / 4)}-token prompts with no shared prefix, ${SEQUENCES} sequences/slots of ${CONTEXT} tokens, best of ${ROUNDS} alternating rounds`);
+  console.log(`\n${backend}; ${MAX_TOKENS} tokens per reply, prompts with no shared prefix, ${SEQUENCES} sequences/slots of ${CONTEXT} tokens, best of ${ROUNDS} alternating rounds`);
   console.log(
     table(
-      ['flash attn', 'concurrency', 'requests', 'direct TTFT p50 ms', 'p99', 'server TTFT p50 ms', 'p99', 'direct tok/s', 'server tok/s', 'direct/server', 'generated/req: direct', 'server'],
+      ['flash attn', 'concurrency', 'requests', 'direct TTFT p50 ms', 'p99', 'server TTFT p50 ms', 'p99', 'direct tok/s', 'server tok/s', 'direct/server', 'prompt tokens/req: direct', 'server', 'generated/req: direct', 'server'],
       rows.map((r) => [
         r.flashAttention ? 'on' : 'off',
         r.concurrency,
@@ -79,16 +78,14 @@ async function main(): Promise<void> {
         r.direct.tokensPerSecond,
         r.server.tokensPerSecond,
         `${(r.direct.tokensPerSecond / r.server.tokensPerSecond).toFixed(2)}x`,
+        r.direct.evaluatedPerRequest,
+        r.server.evaluatedPerRequest,
         r.direct.generatedPerRequest,
         r.server.generatedPerRequest,
       ]),
     ),
   );
   if (process.env.GPU_BENCH_JSON) writeFileSync(process.env.GPU_BENCH_JSON, JSON.stringify({ model: MODEL, backend, rows }, null, 2));
-}
-
-function best(results: LevelResult[]): LevelResult {
-  return results.reduce((a, b) => (b.tokensPerSecond > a.tokensPerSecond ? b : a));
 }
 
 function required(name: string): string {

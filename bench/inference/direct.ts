@@ -33,7 +33,7 @@ export class DirectLlama {
   static async open(options: DirectOptions): Promise<DirectLlama> {
     const lib = await import('node-llama-cpp');
     // The binary the worker would load: a local build (scripts/llama/build-addon.sh) when there is one.
-    const llama = await loadLlama(lib, { binary: (process.env.LLAMA_BINARY as LlamaBinary | undefined) ?? 'auto', logLevel: lib.LlamaLogLevel.error });
+    const llama = await loadLlama(lib, { binary: benchBinary(), logLevel: lib.LlamaLogLevel.error });
     const model = await llama.loadModel({ modelPath: options.modelPath, gpuLayers: 'auto' });
     const context = await model.createContext({ contextSize: options.contextSize, sequences: options.sequences, threads: options.threads, flashAttention: options.flashAttention });
     const free = Array.from({ length: options.sequences }, () => context.getSequence());
@@ -104,4 +104,11 @@ export class DirectLlama {
     await this.model.dispose();
     await this.llama.dispose();
   }
+}
+
+/** LLAMA_BINARY for the benchmarks, as the worker's config reads it. */
+function benchBinary(): LlamaBinary {
+  const value = process.env.LLAMA_BINARY ?? 'auto';
+  if (value !== 'auto' && value !== 'local' && value !== 'prebuilt') throw new Error(`LLAMA_BINARY must be auto, local or prebuilt, got ${value}`);
+  return value;
 }

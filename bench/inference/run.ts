@@ -12,8 +12,6 @@
  * before every turn: prompt tokens evaluated per turn. Not a test: it prints tables. Needs Docker
  * for NATS and Redis.
  */
-// The worker's libuv pool size (one thread), for both sides of this process.
-import '../../apps/inference/src/uv-threadpool';
 import 'reflect-metadata';
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
@@ -26,7 +24,7 @@ import { DirectLlama } from './direct';
 import { HttpPath } from './http';
 import { LlamaServer } from './llama-server';
 import { OpenAiPath } from './openai';
-import { runLevel, table, type LevelResult, type RunSample } from './stats';
+import { best, runLevel, table, type LevelResult, type RunSample } from './stats';
 import { WeftPath } from './weft';
 
 const root = resolve(__dirname, '../..');
@@ -192,10 +190,6 @@ async function agentPrompts(direct: DirectLlama, http: HttpPath): Promise<void> 
 }
 
 const requestsFor = (c: number) => Math.max(3, c * 2);
-
-function best(results: LevelResult[]): LevelResult {
-  return results.reduce((a, b) => (b.tokensPerSecond > a.tokensPerSecond ? b : a));
-}
 
 const readFile: ToolDefinition = {
   name: 'read_file',

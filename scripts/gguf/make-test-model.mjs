@@ -4,7 +4,7 @@
 //        [--heads N] [--kv-heads N] [--feed-forward N] [--context N] [--merges N] [--vocab N]
 //        [--seed N] [--type f32|f16|q4_0] [--f16] (= --type f16)
 //        [--no-fim] (leave out the fill-in-the-middle tokens)
-//        [--shape 7b] (Mistral 7B's dimensions and 32000 tokens; flags after it override them)
+//        [--shape 7b] (Mistral 7B's dimensions and 32000 tokens; the other flags override them)
 // A 7B-shaped Q4_0 model for GPU benchmarks (about 4 GB, written in seconds):
 //   node scripts/gguf/make-test-model.mjs bench-7b-q4_0.gguf --shape 7b --type q4_0
 import { resolve } from 'node:path';

@@ -117,7 +117,7 @@ export function describeTinyLlama(options = {}) {
     .string('general.architecture', 'llama')
     .string('general.name', 'weft-tiny-llama')
     .uint32('general.alignment', 32)
-    .uint32('general.file_type', FILE_TYPES[o.tensorType] ?? 0)
+    .uint32('general.file_type', FILE_TYPES[o.tensorType])
     .uint32('llama.context_length', o.contextLength)
     .uint32('llama.embedding_length', o.embedding)
     .uint32('llama.block_count', o.layers)

@@ -1,7 +1,8 @@
 /**
- * Imported first by the worker's entry point (and the inference benchmarks): one libuv pool
- * thread unless UV_THREADPOOL_SIZE says otherwise. libuv reads the variable when the pool
- * starts, at the first asynchronous file, DNS or addon call, so it must be set before any.
+ * Imported first by the worker's entry point: one libuv pool thread unless UV_THREADPOOL_SIZE
+ * says otherwise. libuv reads the variable when the pool starts, at the first asynchronous file,
+ * DNS or addon call, so it must be set before any. (The benchmarks set it on their command line:
+ * vite-node has used the pool before their code runs.)
  *
  * Why: node-llama-cpp runs every llama_decode on the libuv pool. With the default four threads,
  * consecutive decodes land on different threads, and on a CPU each brings up llama.cpp's compute

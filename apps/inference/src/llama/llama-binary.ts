@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { InferenceConfig } from '@weft/config';
 import type { LlamaLogLevel } from 'node-llama-cpp';
 
 /**
@@ -8,7 +9,7 @@ import type { LlamaLogLevel } from 'node-llama-cpp';
  * machine's CPU, or with CUDA); refused when there is none. `auto`: the local build when there
  * is one, else the prebuilt.
  */
-export type LlamaBinary = 'auto' | 'local' | 'prebuilt';
+export type LlamaBinary = InferenceConfig['LLAMA_BINARY'];
 
 type Lib = typeof import('node-llama-cpp');
 type Llama = Awaited<ReturnType<Lib['getLlama']>>;
