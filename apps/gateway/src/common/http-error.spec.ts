@@ -60,6 +60,12 @@ describe('toHttpError', () => {
     });
   });
 
+  it("maps express's undecodable path parameter to a 400 naming it", () => {
+    const error = Object.assign(new URIError("Failed to decode param '%'"), { status: 400 });
+    expect(toHttpError(error)).toEqual({ status: 400, body: { error: { code: ErrorCode.ValidationFailed, message: "Failed to decode param '%'" } } });
+    expect(toHttpError(new URIError('URI malformed')).status).toBe(500);
+  });
+
   it('keeps an error that has only a status, and so is not body-parser\'s, internal', () => {
     expect(toHttpError(Object.assign(new Error('upstream said 404'), { status: 404 })).status).toBe(500);
   });

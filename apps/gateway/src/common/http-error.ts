@@ -28,7 +28,19 @@ export function toHttpError(exception: unknown): HttpErrorResponse {
   }
   const bodyParserError = asBodyParserError(exception);
   if (bodyParserError) return bodyParserError;
+  if (isUndecodableParam(exception)) {
+    return { status: 400, body: { error: { code: ErrorCode.ValidationFailed, message: exception.message } } };
+  }
   return internal();
+}
+
+/**
+ * express's router could not percent-decode a path parameter (`/v1/workspaces/%/sync`). Nest's own
+ * routes answer that themselves; a path-mounted middleware (the sync body's parser) passes the
+ * router's URIError on. Its message is "Failed to decode param '…'".
+ */
+function isUndecodableParam(exception: unknown): exception is URIError {
+  return exception instanceof URIError && (exception as { status?: unknown }).status === 400;
 }
 
 function internal(): HttpErrorResponse {
