@@ -1,4 +1,5 @@
 import { gzipSync } from 'node:zlib';
+import { apiRoutes, openApiDocument } from '@weft/contracts';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type GatewayUnderTest, TEST_ADMIN_TOKEN, startGatewayUnderTest } from './test/gateway-under-test';
@@ -297,6 +298,15 @@ describe('the HTTP API under malformed input', () => {
     const f = await client.fixture('fuzz-params');
     expect(gateway.routes.length).toBeGreaterThan(40);
     for (const route of gateway.routes) for (const param of paramsOf(route.path)) expect(() => validParam(route.path, param, f)).not.toThrow();
+  });
+
+  it('serves exactly the routes of the contract table, which /openapi.json documents without a key', async () => {
+    const served = gateway.routes.map((r) => `${r.method} ${r.path}`).sort();
+    const contract = Object.values(apiRoutes).map((r) => `${r.method} ${r.path}`).sort();
+    expect(served).toEqual(contract);
+    const response = await fetch(`${gateway.base}/openapi.json`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual(openApiDocument('0.1.0'));
   });
 
   it('answers every route within the bound, never with a 5xx, and every 4xx as a JSON error without server paths or stack traces', { timeout: 600_000 }, async () => {

@@ -5,6 +5,7 @@ import { AgentModule } from './agent/agent.module';
 import { AuthModule } from './auth/auth.module';
 import { CompatModule } from './compat/compat.module';
 import type { GatewaySettings } from './config';
+import { ApiDocsModule } from './api-docs/openapi.controller';
 import { HealthModule } from './health/health.module';
 import { InfraModule } from './infra/infra.module';
 import { InstructionsModule } from './instructions/instructions.module';
@@ -35,6 +36,7 @@ export class AppModule {
         AgentModule,
         CompatModule,
         HealthModule,
+        ApiDocsModule,
         WebModule,
       ],
     };

@@ -136,3 +136,4 @@ export {
 export type { ManifestEntry, WorkspaceManifest, WorkspaceSyncBody, WorkspaceSyncResult } from './workspace-sync';
 export { Routes } from './routes';
 export type { EventPayload, EventRoute, Route, RouteRequest, RouteResponse } from './routes';
+export * from './http';

@@ -9,10 +9,10 @@ import { UserAuthGuard } from '../auth/user-auth.guard';
 import { userIdSchema } from '../common/ids';
 import { ZodValidationPipe } from '../common/zod-validation.pipe';
 import { UsersRepository } from '../users/users.repository';
-import { AppError, ErrorCode } from '@weft/contracts';
+import { AppError, ErrorCode, limitOverridesBodySchema } from '@weft/contracts';
 import { type UsageQuery, usageQuerySchema } from './usage-query';
 import { USAGE_METRICS, UsageService, usageTotals, type UsageRow } from './usage.service';
-import { type UserLimitOverrides, UserLimitsRepository, userLimitsSchema } from './user-limits';
+import { type UserLimitOverrides, UserLimitsRepository } from './user-limits';
 
 /** The caller's own usage and limits. */
 @Controller('v1/me')
@@ -64,7 +64,7 @@ export class AdminUsageController {
 
   /** Replaces the user's overrides; `{}` puts every limit back to the server default. */
   @Put('users/:id/limits')
-  async setLimits(@CurrentAdmin() actor: AdminActor, @Param('id', new ZodValidationPipe(userIdSchema)) userId: string, @Body(new ZodValidationPipe(userLimitsSchema)) body: UserLimitOverrides) {
+  async setLimits(@CurrentAdmin() actor: AdminActor, @Param('id', new ZodValidationPipe(userIdSchema)) userId: string, @Body(new ZodValidationPipe(limitOverridesBodySchema)) body: UserLimitOverrides) {
     await this.assertUser(userId);
     await this.limits.replace(userId, body);
     await this.audit.record(actor, 'limits.set', userId, { ...body });

@@ -1,23 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Redis } from 'ioredis';
-import { z } from 'zod';
+import type { LimitOverridesBody } from '@weft/contracts';
 import { GATEWAY_CONFIG, type GatewaySettings } from '../config';
 import { RedisKeys } from '../infra/redis-keys';
 import { REDIS } from '../infra/tokens';
 
-/** A quota of 0 is off. */
-const quota = z.number().int().min(0).max(1_000_000_000_000);
-
-/** What an admin may set for one user; a field left out takes the server default. */
-export const userLimitsSchema = z.strictObject({
-  /** Share of the GPU when sequences are busy: a weight-2 user gets twice the turns of a weight-1 user. */
-  weight: z.number().int().min(1).max(100).optional(),
-  requestsPerMinute: quota.optional(),
-  concurrentTurns: quota.optional(),
-  tokensPerDay: quota.optional(),
-  sandboxSecondsPerDay: quota.optional(),
-});
-export type UserLimitOverrides = z.infer<typeof userLimitsSchema>;
+/** What an admin set for one user (`limitOverridesBodySchema`); a field left out takes the server default. */
+export type UserLimitOverrides = LimitOverridesBody;
 export type UserLimits = Required<UserLimitOverrides>;
 
 const FIELDS = ['weight', 'requestsPerMinute', 'concurrentTurns', 'tokensPerDay', 'sandboxSecondsPerDay'] as const;

@@ -1,11 +1,9 @@
 import { Body, Controller, Get, Put, UseGuards } from '@nestjs/common';
-import { z } from 'zod';
+import { putInstructionsBodySchema } from '@weft/contracts';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
 import { UserAuthGuard } from '../auth/user-auth.guard';
 import { ZodValidationPipe } from '../common/zod-validation.pipe';
 import { UserInstructionsRepository } from './user-instructions.repository';
-
-const putInstructionsSchema = z.strictObject({ content: z.string().max(100_000, 'must be at most 100000 characters') });
 
 /** Personal instructions; an empty `content` removes them. */
 @Controller('v1/me/instructions')
@@ -20,7 +18,7 @@ export class InstructionsController {
   }
 
   @Put()
-  async put(@CurrentPrincipal() p: Principal, @Body(new ZodValidationPipe(putInstructionsSchema)) body: { content: string }) {
+  async put(@CurrentPrincipal() p: Principal, @Body(new ZodValidationPipe(putInstructionsBodySchema)) body: { content: string }) {
     await this.instructions.put(p.userId, body.content);
     return this.get(p);
   }

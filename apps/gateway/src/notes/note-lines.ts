@@ -1,4 +1,4 @@
-import { MAX_NOTE_CHARS } from '../agent/tools/runtime-tools';
+import { MAX_NOTE_CHARS } from '@weft/contracts';
 
 /**
  * Lines a model writes for later, as small agents taught their models to: `Remember: …`,

@@ -1,18 +1,13 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
-import { workspaceIdSchema } from '@weft/contracts';
-import { z } from 'zod';
+import { addNoteBodySchema, workspaceIdSchema } from '@weft/contracts';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
 import { UserAuthGuard } from '../auth/user-auth.guard';
 import { noteIdSchema } from '../common/ids';
 import { ZodValidationPipe } from '../common/zod-validation.pipe';
-import { MAX_NOTE_CHARS } from '../agent/tools/runtime-tools';
 import { WorkspacesService } from '../workspaces/workspaces.service';
 import { NotesRepository } from './notes.repository';
 
 const workspaceId = new ZodValidationPipe(workspaceIdSchema);
-const addNoteSchema = z.strictObject({
-  text: z.string().trim().min(1, 'must not be empty').max(MAX_NOTE_CHARS, `must be at most ${MAX_NOTE_CHARS} characters`),
-});
 
 /** A workspace's shared notes, which every model working in it reads; only the owner sees them. */
 @Controller('v1/workspaces/:id/notes')
@@ -34,7 +29,7 @@ export class NotesController {
   async add(
     @CurrentPrincipal() p: Principal,
     @Param('id', workspaceId) id: string,
-    @Body(new ZodValidationPipe(addNoteSchema)) body: { text: string },
+    @Body(new ZodValidationPipe(addNoteBodySchema)) body: { text: string },
   ) {
     await this.workspaces.assertOwned(p.userId, id);
     return this.notes.add(id, { text: body.text, source: 'user', author: p.userId });

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PermissionPolicy } from './policy';
-import { type RuleLayer, type RuleSet, parseRule } from './rule';
+import { type RuleLayer, type RuleSet, parseRule } from '@weft/contracts';
 import { BashParser } from './shell/bash-parser';
 import { type PackageScripts, parsePackageScripts, scriptDigest, scriptInvocation } from './shell/package-scripts';
 import { subjectOf } from './tool-subjects';

@@ -8,7 +8,7 @@ import { GATEWAY_CONFIG, type GatewaySettings } from '../config';
 import { LOGGER } from '../infra/tokens';
 import { type PermissionAnswer, type PermissionRequest, PermissionRequestsRepository } from './permission-requests.repository';
 import { PermissionPolicy } from './policy';
-import type { RuleSet } from './rule';
+import type { RuleSet } from '@weft/contracts';
 import { RuleLayersSource } from './rule-layers';
 import { describeSubject, subjectOf } from './tool-subjects';
 

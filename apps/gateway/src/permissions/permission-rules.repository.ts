@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { RedisKeys } from '../infra/redis-keys';
 import { REDIS } from '../infra/tokens';
-import type { RuleSet } from './rule';
+import type { RuleSet } from '@weft/contracts';
 
 /** Where a set of rules lives: the server's own, or one user's, workspace's or session's. */
 export type RuleOwner =

@@ -11,7 +11,7 @@ import {
   answerPermissionBodySchema,
   permissionRequestIdSchema,
   putRulesBodySchema,
-} from './permissions.schemas';
+} from '@weft/contracts';
 import { PermissionsService } from './permissions.service';
 
 const sessionId = new ZodValidationPipe(sessionIdSchema);

@@ -5,8 +5,8 @@ import { SessionsRepository } from '../sessions/sessions.repository';
 import { WorkspacesService } from '../workspaces/workspaces.service';
 import { type PermissionAnswer, type PermissionRequest, PermissionRequestsRepository } from './permission-requests.repository';
 import { PermissionRulesRepository, type RuleOwner } from './permission-rules.repository';
-import type { AnswerPermissionBody } from './permissions.schemas';
-import type { RuleSet } from './rule';
+import type { AnswerPermissionBody } from '@weft/contracts';
+import type { RuleSet } from '@weft/contracts';
 import { RuleLayersSource } from './rule-layers';
 
 export type UserScopeRef = { scope: 'user' } | { scope: 'workspace'; id: string } | { scope: 'session'; id: string };

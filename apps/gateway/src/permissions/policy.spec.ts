@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PermissionPolicy } from './policy';
-import type { RuleLayer, RuleSet } from './rule';
+import type { RuleLayer, RuleSet } from '@weft/contracts';
 import { BashParser } from './shell/bash-parser';
 import { subjectOf } from './tool-subjects';
 

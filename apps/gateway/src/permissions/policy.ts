@@ -1,6 +1,6 @@
 import { posix } from 'node:path';
 import picomatch from 'picomatch';
-import { type PermissionRule, type PermissionScope, type RuleLayer, RuleKind, parseRules } from './rule';
+import { type PermissionRule, type PermissionScope, type RuleLayer, RuleKind, parseRules } from '@weft/contracts';
 import type { BashParser } from './shell/bash-parser';
 import { type CommandAnalysis, type SimpleCommand, analyzeCommand } from './shell/command-analysis';
 import { type PackageScripts, describeInvocation, scriptDigest, scriptInvocation } from './shell/package-scripts';

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { GATEWAY_CONFIG, type GatewaySettings } from '../config';
 import { PermissionRulesRepository } from './permission-rules.repository';
-import { type RuleLayer, type RuleSet, ruleSetSchema } from './rule';
+import { type RuleLayer, type RuleSet, ruleSetSchema } from '@weft/contracts';
 import { WorkspaceSettingsReader } from './workspace-settings.reader';
 
 export interface RuleContext {

@@ -2,9 +2,9 @@ import { AppError, ErrorCode } from '@weft/contracts';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ZodValidationPipe } from '../common/zod-validation.pipe';
-import { putRulesBodySchema } from './permissions.schemas';
+import { putRulesBodySchema } from '@weft/contracts';
 import { PermissionPolicy, normalisePath } from './policy';
-import { type PermissionScope, type RuleLayer, MAX_RULES_PER_LIST, RuleKind, parseRule, ruleListSchema } from './rule';
+import { type PermissionScope, type RuleLayer, MAX_RULES_PER_LIST, RuleKind, parseRule, ruleListSchema } from '@weft/contracts';
 import { BashParser } from './shell/bash-parser';
 import { subjectOf } from './tool-subjects';
 

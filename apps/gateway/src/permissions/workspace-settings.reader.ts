@@ -4,7 +4,7 @@ import type { Logger } from '@weft/logging';
 import { RpcClient } from '@weft/messaging';
 import { z } from 'zod';
 import { LOGGER } from '../infra/tokens';
-import { type RuleSet, parseRule } from './rule';
+import { type RuleSet, parseRule } from '@weft/contracts';
 import { type PackageScripts, parsePackageScripts } from './shell/package-scripts';
 
 /** The workspace's own settings file; a cloned repository may carry one. */

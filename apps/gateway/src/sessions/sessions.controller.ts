@@ -17,7 +17,7 @@ import {
   runChainBodySchema,
   turnIdSchema,
   updateSessionBodySchema,
-} from './sessions.schemas';
+} from '@weft/contracts';
 import { SessionsService } from './sessions.service';
 
 export const sessionIdPipe = new ZodValidationPipe(sessionIdSchema);

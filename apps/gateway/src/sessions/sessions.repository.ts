@@ -6,7 +6,7 @@ import { encodeEvent } from '../events/event-codec';
 import { RedisKeys } from '../infra/redis-keys';
 import { REDIS } from '../infra/tokens';
 import { BEGIN_TURN_LUA, END_TURN_LUA } from './session-scripts';
-import type { SandboxWorkspace } from './sessions.schemas';
+import type { SandboxWorkspace } from '@weft/contracts';
 
 export interface Session {
   id: string;

@@ -14,7 +14,7 @@ import type { Logger } from '@weft/logging';
 import { LOGGER } from '../infra/tokens';
 import { SandboxSessionsClient } from './sandbox-sessions.client';
 import { compactionOf, preview, toAuditJsonl, toJsonl, toMarkdown } from './session-export';
-import type { CreateSessionBody, PostMessageBody, RunChainBody, UpdateSessionBody } from './sessions.schemas';
+import type { CreateSessionBody, PostMessageBody, RunChainBody, UpdateSessionBody } from '@weft/contracts';
 import { type Session, SessionsRepository } from './sessions.repository';
 
 @Injectable()

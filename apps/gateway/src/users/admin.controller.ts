@@ -13,13 +13,14 @@ import {
   createKeyBodySchema,
   createUserBodySchema,
   deleteUserBodySchema,
+  auditQuerySchema,
   updateUserBodySchema,
-} from './users.schemas';
+} from '@weft/contracts';
 import { UsersService } from './users.service';
 
 const userIdPipe = new ZodValidationPipe(userIdSchema);
 const keyIdPipe = new ZodValidationPipe(z.string().regex(/^key_[a-zA-Z0-9_-]{8,64}$/, 'not a key id'));
-const auditQuery = new ZodValidationPipe(z.strictObject({ limit: z.coerce.number().int().min(1).max(1000).default(100) }));
+const auditQuery = new ZodValidationPipe(auditQuerySchema);
 
 /** What admins did, and who (an admin user's id, or `bootstrap`): users created, disabled, deleted, roles, keys, limits, the bootstrap token. */
 @Controller('v1/admin/audit')

@@ -1,11 +1,10 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { USER_ROLES, type UserRole } from '@weft/contracts';
 import type { Redis } from 'ioredis';
 import { RedisKeys } from '../infra/redis-keys';
 import { REDIS } from '../infra/tokens';
 
-export const USER_ROLES = ['admin', 'member'] as const;
-/** An admin's keys call the admin routes as the bootstrap token does; a member's do not. */
-export type UserRole = (typeof USER_ROLES)[number];
+export { USER_ROLES, type UserRole };
 
 export interface User {
   id: string;

@@ -8,7 +8,7 @@ import { TurnCancellation } from '../agent/turn-cancellation';
 import { newId } from '../common/ids';
 import { SessionsRepository } from '../sessions/sessions.repository';
 import { type DeletedUser, UserDeletion } from './user-deletion';
-import type { CreateKeyBody, CreateUserBody, UpdateUserBody } from './users.schemas';
+import type { CreateKeyBody, CreateUserBody, UpdateUserBody } from '@weft/contracts';
 import { type User, type UserRole, UsersRepository } from './users.repository';
 
 /** How much of a key a listing shows: `weft_` and seven characters. */

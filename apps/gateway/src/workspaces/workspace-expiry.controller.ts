@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Inject, Post, UseGuards } from '@nestjs/common';
-import { AppError, ErrorCode } from '@weft/contracts';
-import { z } from 'zod';
+import { AppError, ErrorCode, expireWorkspacesBodySchema } from '@weft/contracts';
+import type { z } from 'zod';
 import { type AdminActor, CurrentAdmin } from '../auth/admin-actor';
 import { AdminAudit } from '../auth/admin-audit';
 import { AdminGuard } from '../auth/admin.guard';
@@ -8,11 +8,7 @@ import { ZodValidationPipe } from '../common/zod-validation.pipe';
 import { GATEWAY_CONFIG, type GatewaySettings } from '../config';
 import { WorkspaceExpiry } from './workspace-expiry.service';
 
-const expireBody = z.strictObject({
-  /** Defaults to WORKSPACE_IDLE_DAYS. */
-  idleDays: z.number().positive().optional(),
-  dryRun: z.boolean().default(false),
-});
+const expireBody = expireWorkspacesBodySchema;
 
 /** Runs the idle-workspace sweep now, or previews it (`dryRun`), with the server's setting or another. */
 @Controller('v1/admin/workspaces')

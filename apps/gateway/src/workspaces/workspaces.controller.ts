@@ -1,7 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
-import { type WorkspaceSyncBody, workspaceIdSchema, workspaceSyncBodySchema } from '@weft/contracts';
+import { type WorkspaceSyncBody, createWorkspaceQuerySchema, renameWorkspaceBodySchema, workspaceIdSchema, workspaceSyncBodySchema } from '@weft/contracts';
 import type { Request, Response } from 'express';
-import { z } from 'zod';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
 import { UserAuthGuard } from '../auth/user-auth.guard';
 import { ZodValidationPipe } from '../common/zod-validation.pipe';
@@ -11,9 +10,8 @@ import { WorkspaceSyncService } from './workspace-sync.service';
 import { WorkspacesService } from './workspaces.service';
 
 const workspaceId = new ZodValidationPipe(workspaceIdSchema);
-const workspaceName = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
-const createQuery = new ZodValidationPipe(z.strictObject({ name: workspaceName.optional() }));
-const renameBody = new ZodValidationPipe(z.strictObject({ name: workspaceName }));
+const createQuery = new ZodValidationPipe(createWorkspaceQuerySchema);
+const renameBody = new ZodValidationPipe(renameWorkspaceBodySchema);
 const syncBody = new ZodValidationPipe(workspaceSyncBodySchema);
 
 @Controller('v1/workspaces')

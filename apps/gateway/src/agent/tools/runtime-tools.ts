@@ -1,9 +1,7 @@
-import { ErrorCode } from '@weft/contracts';
+import { ErrorCode, MAX_NOTE_CHARS } from '@weft/contracts';
 import { z } from 'zod';
 import { type AgentTool, defineTool } from './define-tool';
 
-/** Longest note kept; notes go into every prompt of the workspace, so they stay short. */
-export const MAX_NOTE_CHARS = 1000;
 
 export const remember = defineTool('remember', {
   description:

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ruleListSchema, ruleSetSchema, writableScopes } from './rule';
+import { ruleListSchema, ruleSetSchema, writableScopes } from './permission-rules';
 
 export const answerPermissionBodySchema = z.strictObject({
   decision: z.enum(['allow_once', 'allow_always', 'deny']),

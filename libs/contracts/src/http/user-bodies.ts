@@ -1,5 +1,8 @@
 import { z } from 'zod';
-import { USER_ROLES } from './users.repository';
+
+/** An admin's keys call the admin routes; a member's get 403. */
+export const USER_ROLES = ['admin', 'member'] as const;
+export type UserRole = (typeof USER_ROLES)[number];
 
 const userName = z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
 const role = z.enum(USER_ROLES, { message: 'must be "admin" or "member"' });

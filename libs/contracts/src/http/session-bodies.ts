@@ -1,4 +1,5 @@
-import { sandboxImageIdSchema, sandboxNetworkSchema, workspaceIdSchema } from '@weft/contracts';
+import { sandboxImageIdSchema, sandboxNetworkSchema } from '../sandbox';
+import { workspaceIdSchema } from '../tools';
 import { z } from 'zod';
 
 export const sandboxWorkspaceSchema = z.enum(['read-only', 'read-write']);

@@ -1,0 +1,19 @@
+import { Controller, Get, Module } from '@nestjs/common';
+import { openApiDocument } from '@weft/contracts';
+
+/** Weft's release; the document's `info.version`. */
+const API_VERSION = '0.1.0';
+
+/** The API's OpenAPI 3.1 document, built once from the route table in libs/contracts; public, like the docs. */
+@Controller('openapi.json')
+export class OpenApiController {
+  private readonly document = openApiDocument(API_VERSION);
+
+  @Get()
+  get() {
+    return this.document;
+  }
+}
+
+@Module({ controllers: [OpenApiController] })
+export class ApiDocsModule {}

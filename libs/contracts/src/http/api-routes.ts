@@ -1,0 +1,140 @@
+import type { z } from 'zod';
+import { workspaceSyncBodySchema, workspaceManifestSchema, workspaceSyncResultSchema } from '../workspace-sync';
+import { addNoteBodySchema, auditQuerySchema, createWorkspaceQuerySchema, expireWorkspacesBodySchema, limitOverridesBodySchema, putInstructionsBodySchema, renameWorkspaceBodySchema } from './bodies';
+import { answerPermissionBodySchema, putRulesBodySchema } from './permission-bodies';
+import * as answers from './responses';
+import { createSessionBodySchema, exportQuerySchema, postMessageBodySchema, runChainBodySchema, updateSessionBodySchema } from './session-bodies';
+import { createKeyBodySchema, createUserBodySchema, deleteUserBodySchema, updateUserBodySchema } from './user-bodies';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+/** Who may call a route: any user's key, an admin's key or the bootstrap token, or anyone. */
+export type RouteAuth = 'user' | 'admin' | 'none';
+
+/**
+ * One route of the gateway's HTTP API. `path` is written as Express (and so Nest) registers it:
+ * `:id` a segment, `*path` one or more segments, `{…}` an optional part.
+ */
+export interface ApiRoute {
+  readonly method: HttpMethod;
+  readonly path: string;
+  readonly summary: string;
+  /** The section of docs/api.md, and the OpenAPI tag. */
+  readonly tag: string;
+  readonly auth: RouteAuth;
+  /** The success status; 200 unless said. */
+  readonly status?: number;
+  readonly query?: z.ZodType;
+  /** A JSON body's schema; `gzip` for a tar.gz upload. */
+  readonly body?: z.ZodType | 'gzip';
+  /** A JSON answer's schema; a string is the content type of an answer that is not JSON. */
+  readonly response?: z.ZodType | string;
+  /** A route that speaks another vendor's API: its own error shape and schemas. */
+  readonly compatible?: 'openai' | 'anthropic';
+}
+
+const route = <const R extends ApiRoute>(r: R): R => r;
+const EVENT_STREAM = 'text/event-stream';
+const GZIP = 'application/gzip';
+const NDJSON = 'application/x-ndjson';
+
+/**
+ * Every route the gateway serves, in the order of docs/api.md. The gateway's tests hold it to the
+ * routes it registers; `/openapi.json` and the clients are built from it.
+ */
+export const apiRoutes = {
+  // ---- Service --------------------------------------------------------------------------------
+  webPage: route({ method: 'GET', path: '/', summary: 'The web client', tag: 'Service', auth: 'none', response: 'text/html' }),
+  webAsset: route({ method: 'GET', path: '/assets/*name', summary: "A file of the web client's build", tag: 'Service', auth: 'none', response: 'application/octet-stream' }),
+  openApi: route({ method: 'GET', path: '/openapi.json', summary: 'This API as an OpenAPI 3.1 document', tag: 'Service', auth: 'none', response: 'application/json' }),
+  healthz: route({ method: 'GET', path: '/healthz', summary: 'Liveness: the gateway process answers', tag: 'Service', auth: 'none', response: 'application/json' }),
+  readyz: route({ method: 'GET', path: '/readyz', summary: 'Readiness: Redis, NATS and the workers; 503 with the failing checks otherwise', tag: 'Service', auth: 'none', response: 'application/json' }),
+  metrics: route({ method: 'GET', path: '/metrics', summary: 'Prometheus metrics (usage totals, queue depths)', tag: 'Service', auth: 'admin', response: 'text/plain' }),
+
+  // ---- Me ---------------------------------------------------------------------------------------
+  me: route({ method: 'GET', path: '/v1/me', summary: "The key's user", tag: 'Me', auth: 'user', response: answers.meSchema }),
+  myUsage: route({ method: 'GET', path: '/v1/me/usage', summary: "The caller's usage per model and UTC day (`from`, `to`, `model`)", tag: 'Me', auth: 'user', response: answers.myUsageSchema }),
+  myLimits: route({ method: 'GET', path: '/v1/me/limits', summary: "The caller's quotas in effect (0: none) and today's tokens", tag: 'Me', auth: 'user', response: answers.myLimitsSchema }),
+  instructions: route({ method: 'GET', path: '/v1/me/instructions', summary: 'Personal instructions, added to every session of the user', tag: 'Me', auth: 'user', response: answers.instructionsSchema }),
+  setInstructions: route({ method: 'PUT', path: '/v1/me/instructions', summary: 'Replace the personal instructions; empty removes them', tag: 'Me', auth: 'user', body: putInstructionsBodySchema, response: answers.instructionsSchema }),
+  myMcp: route({ method: 'GET', path: '/v1/me/mcp', summary: "The user's MCP servers (`mcpServers`, as in .weft/mcp.json)", tag: 'Me', auth: 'user', response: 'application/json' }),
+  setMyMcp: route({ method: 'PUT', path: '/v1/me/mcp', summary: "Replace the user's MCP servers", tag: 'Me', auth: 'user', response: 'application/json' }),
+  clearMyMcp: route({ method: 'DELETE', path: '/v1/me/mcp', summary: "Remove the user's MCP servers", tag: 'Me', auth: 'user', status: 204 }),
+
+  // ---- Models and sandbox -----------------------------------------------------------------------
+  models: route({ method: 'GET', path: '/v1/models', summary: 'The models the fleet serves, with their roles and context sizes', tag: 'Models', auth: 'user', response: answers.modelsSchema }),
+  sandboxImages: route({ method: 'GET', path: '/v1/sandbox/images', summary: "The server's sandbox image catalogue", tag: 'Sandbox', auth: 'user', response: 'application/json' }),
+  sandboxCheck: route({ method: 'POST', path: '/v1/sandbox/check', summary: 'Runs `true` in a throwaway sandbox container; 503 when none can', tag: 'Sandbox', auth: 'user', response: answers.sandboxCheckSchema }),
+
+  // ---- Workspaces -------------------------------------------------------------------------------
+  createWorkspace: route({ method: 'POST', path: '/v1/workspaces', summary: 'Upload a folder as a tar.gz (or `{}` for an empty workspace)', tag: 'Workspaces', auth: 'user', status: 201, query: createWorkspaceQuerySchema, body: 'gzip', response: answers.createdSchema }),
+  workspaces: route({ method: 'GET', path: '/v1/workspaces', summary: "The caller's workspaces, with size and last use", tag: 'Workspaces', auth: 'user', response: answers.workspacesSchema }),
+  workspace: route({ method: 'GET', path: '/v1/workspaces/:id', summary: 'One workspace', tag: 'Workspaces', auth: 'user', response: answers.workspaceSummarySchema }),
+  renameWorkspace: route({ method: 'PATCH', path: '/v1/workspaces/:id', summary: 'Rename a workspace', tag: 'Workspaces', auth: 'user', body: renameWorkspaceBodySchema, response: answers.workspaceSummarySchema }),
+  deleteWorkspace: route({ method: 'DELETE', path: '/v1/workspaces/:id', summary: 'Delete a workspace; 409 while a turn runs in it', tag: 'Workspaces', auth: 'user', status: 204 }),
+  workspaceManifest: route({ method: 'GET', path: '/v1/workspaces/:id/manifest', summary: 'Every file (size, SHA-256), link and folder, for a sync', tag: 'Workspaces', auth: 'user', response: workspaceManifestSchema }),
+  syncWorkspace: route({ method: 'POST', path: '/v1/workspaces/:id/sync', summary: 'Write changed files and remove deleted ones, all or nothing', tag: 'Workspaces', auth: 'user', body: workspaceSyncBodySchema, response: workspaceSyncResultSchema }),
+  workspaceFiles: route({ method: 'GET', path: '/v1/workspaces/:id/files{/*path}', summary: "A folder's entries as JSON, or a file's bytes", tag: 'Workspaces', auth: 'user', response: answers.folderSchema }),
+  workspaceArchive: route({ method: 'GET', path: '/v1/workspaces/:id/archive', summary: 'The workspace as a tar.gz', tag: 'Workspaces', auth: 'user', response: GZIP }),
+  workspacePatch: route({ method: 'GET', path: '/v1/workspaces/:id/patch', summary: 'Everything changed since upload, as a git diff', tag: 'Workspaces', auth: 'user', response: 'text/x-diff' }),
+  notes: route({ method: 'GET', path: '/v1/workspaces/:id/notes', summary: "The workspace's shared notes, oldest first", tag: 'Workspaces', auth: 'user', response: answers.notesSchema }),
+  addNote: route({ method: 'POST', path: '/v1/workspaces/:id/notes', summary: 'Add a note every model in the workspace reads', tag: 'Workspaces', auth: 'user', status: 201, body: addNoteBodySchema, response: answers.noteSchema }),
+  clearNotes: route({ method: 'DELETE', path: '/v1/workspaces/:id/notes', summary: 'Remove every note', tag: 'Workspaces', auth: 'user', response: answers.notesDeletedSchema }),
+  deleteNote: route({ method: 'DELETE', path: '/v1/workspaces/:id/notes/:noteId', summary: 'Remove one note', tag: 'Workspaces', auth: 'user', status: 204 }),
+
+  // ---- Sessions ---------------------------------------------------------------------------------
+  createSession: route({ method: 'POST', path: '/v1/sessions', summary: 'Start a session on a workspace with a model', tag: 'Sessions', auth: 'user', status: 201, body: createSessionBodySchema, response: answers.createdSchema }),
+  sessions: route({ method: 'GET', path: '/v1/sessions', summary: "The caller's sessions, newest first, with previews", tag: 'Sessions', auth: 'user', response: answers.sessionsSchema }),
+  session: route({ method: 'GET', path: '/v1/sessions/:id', summary: 'A session with its messages', tag: 'Sessions', auth: 'user', response: answers.sessionSchema }),
+  updateSession: route({ method: 'PATCH', path: '/v1/sessions/:id', summary: "Set a session's title, iteration cap or planning mode", tag: 'Sessions', auth: 'user', body: updateSessionBodySchema, response: 'application/json' }),
+  deleteSession: route({ method: 'DELETE', path: '/v1/sessions/:id', summary: 'Delete a session; 409 while a turn runs', tag: 'Sessions', auth: 'user', status: 204 }),
+  exportSession: route({ method: 'GET', path: '/v1/sessions/:id/export', summary: 'The session as JSONL (every stored event) or Markdown', tag: 'Sessions', auth: 'user', query: exportQuerySchema, response: NDJSON }),
+  sessionAudit: route({ method: 'GET', path: '/v1/sessions/:id/audit', summary: "The session's tool calls and permission decisions as JSONL", tag: 'Sessions', auth: 'user', response: NDJSON }),
+  postMessage: route({ method: 'POST', path: '/v1/sessions/:id/messages', summary: 'Send a message: starts a turn, whose events stream on /events', tag: 'Sessions', auth: 'user', status: 202, body: postMessageBodySchema, response: answers.turnStartedSchema }),
+  cancelTurn: route({ method: 'POST', path: '/v1/sessions/:id/turns/:turnId/cancel', summary: 'Stop a running turn; it ends with turn.cancelled', tag: 'Sessions', auth: 'user', status: 202, response: 'application/json' }),
+  events: route({ method: 'GET', path: '/v1/sessions/:id/events', summary: "The session's events as Server-Sent Events, after `Last-Event-ID` or `?after=`", tag: 'Sessions', auth: 'user', response: EVENT_STREAM }),
+  chains: route({ method: 'GET', path: '/v1/sessions/:id/chains', summary: "The chains of the session's workspace (.weft/chains)", tag: 'Sessions', auth: 'user', response: answers.chainsSchema }),
+  runChain: route({ method: 'POST', path: '/v1/sessions/:id/chains/:name', summary: 'Run a chain with its inputs as a turn', tag: 'Sessions', auth: 'user', status: 202, body: runChainBodySchema, response: answers.turnStartedSchema }),
+  sessionMcp: route({ method: 'GET', path: '/v1/sessions/:id/mcp', summary: "The session's MCP servers and their tools", tag: 'Sessions', auth: 'user', response: 'application/json' }),
+
+  // ---- Permissions ------------------------------------------------------------------------------
+  pendingPermissions: route({ method: 'GET', path: '/v1/sessions/:id/permissions', summary: 'Permission requests the agent is waiting on', tag: 'Permissions', auth: 'user', response: 'application/json' }),
+  answerPermission: route({ method: 'POST', path: '/v1/sessions/:id/permissions/:requestId', summary: 'Allow once, allow always (stores rules) or deny', tag: 'Permissions', auth: 'user', body: answerPermissionBodySchema, response: answers.permissionAnsweredSchema }),
+  userRules: route({ method: 'GET', path: '/v1/permissions/user', summary: "The caller's own rules", tag: 'Permissions', auth: 'user', response: answers.scopeRulesSchema }),
+  setUserRules: route({ method: 'PUT', path: '/v1/permissions/user', summary: "Replace the caller's own rules", tag: 'Permissions', auth: 'user', body: putRulesBodySchema, response: answers.scopeRulesSchema }),
+  workspaceRules: route({ method: 'GET', path: '/v1/permissions/workspace/:id', summary: "A workspace's rules, and those of its .weft/settings.json", tag: 'Permissions', auth: 'user', response: answers.scopeRulesSchema }),
+  setWorkspaceRules: route({ method: 'PUT', path: '/v1/permissions/workspace/:id', summary: "Replace a workspace's rules", tag: 'Permissions', auth: 'user', body: putRulesBodySchema, response: answers.scopeRulesSchema }),
+  sessionRules: route({ method: 'GET', path: '/v1/permissions/session/:id', summary: "A session's rules", tag: 'Permissions', auth: 'user', response: answers.scopeRulesSchema }),
+  setSessionRules: route({ method: 'PUT', path: '/v1/permissions/session/:id', summary: "Replace a session's rules", tag: 'Permissions', auth: 'user', body: putRulesBodySchema, response: answers.scopeRulesSchema }),
+
+  // ---- Admin ------------------------------------------------------------------------------------
+  serverRules: route({ method: 'GET', path: '/v1/admin/permissions', summary: 'The server rules (configured and stored)', tag: 'Admin', auth: 'admin', response: answers.scopeRulesSchema }),
+  setServerRules: route({ method: 'PUT', path: '/v1/admin/permissions', summary: 'Replace the stored server rules', tag: 'Admin', auth: 'admin', body: putRulesBodySchema, response: answers.scopeRulesSchema }),
+  users: route({ method: 'GET', path: '/v1/admin/users', summary: 'Every user with their keys (prefix, name, created, last used)', tag: 'Admin', auth: 'admin', response: answers.adminUsersSchema }),
+  createUser: route({ method: 'POST', path: '/v1/admin/users', summary: 'Create a user; names are unique', tag: 'Admin', auth: 'admin', status: 201, body: createUserBodySchema, response: answers.createdUserSchema }),
+  user: route({ method: 'GET', path: '/v1/admin/users/:id', summary: 'One user with their keys', tag: 'Admin', auth: 'admin', response: answers.adminUserSchema }),
+  updateUser: route({ method: 'PATCH', path: '/v1/admin/users/:id', summary: 'Disable or enable a user (cancels their turns), or change their role', tag: 'Admin', auth: 'admin', body: updateUserBodySchema, response: answers.updatedUserSchema }),
+  deleteUser: route({ method: 'DELETE', path: '/v1/admin/users/:id', summary: 'Delete a user and everything they own; `confirm` is their name', tag: 'Admin', auth: 'admin', body: deleteUserBodySchema, response: answers.deletedUserSchema }),
+  createKey: route({ method: 'POST', path: '/v1/admin/users/:id/keys', summary: 'Create a named key with an optional expiry; the key is shown once', tag: 'Admin', auth: 'admin', status: 201, body: createKeyBodySchema, response: answers.createdKeySchema }),
+  revokeKey: route({ method: 'DELETE', path: '/v1/admin/users/:id/keys/:keyId', summary: 'Revoke a key at once', tag: 'Admin', auth: 'admin', status: 204 }),
+  userLimits: route({ method: 'GET', path: '/v1/admin/users/:id/limits', summary: "A user's quotas: defaults, overrides, effective", tag: 'Admin', auth: 'admin', response: answers.userLimitsSchema }),
+  setUserLimits: route({ method: 'PUT', path: '/v1/admin/users/:id/limits', summary: "Replace a user's quota overrides and weight", tag: 'Admin', auth: 'admin', body: limitOverridesBodySchema, response: answers.userLimitsSchema }),
+  allUsage: route({ method: 'GET', path: '/v1/admin/usage', summary: 'Usage of all users (`from`, `to`, `model`, `user`; `format=csv`)', tag: 'Admin', auth: 'admin', response: answers.allUsageSchema }),
+  audit: route({ method: 'GET', path: '/v1/admin/audit', summary: 'The latest admin actions, newest first', tag: 'Admin', auth: 'admin', query: auditQuerySchema, response: 'application/json' }),
+  bootstrapToken: route({ method: 'GET', path: '/v1/admin/bootstrap-token', summary: "The bootstrap token's state", tag: 'Admin', auth: 'admin', response: answers.bootstrapTokenSchema }),
+  rotateBootstrapToken: route({ method: 'POST', path: '/v1/admin/bootstrap-token/rotate', summary: 'A new bootstrap token, shown once; the old one stops working', tag: 'Admin', auth: 'admin', status: 201, response: answers.rotatedTokenSchema }),
+  disableBootstrapToken: route({ method: 'DELETE', path: '/v1/admin/bootstrap-token', summary: 'Turn the bootstrap token off (needs an enabled admin user)', tag: 'Admin', auth: 'admin', response: answers.bootstrapTokenSchema }),
+  expireWorkspaces: route({ method: 'POST', path: '/v1/admin/workspaces/expire', summary: 'Delete (or preview) workspaces idle for `idleDays`', tag: 'Admin', auth: 'admin', body: expireWorkspacesBodySchema, response: 'application/json' }),
+  fleet: route({ method: 'GET', path: '/v1/admin/fleet', summary: 'Inference workers: host, GPU, models, free sequences, last heartbeat', tag: 'Admin', auth: 'admin', response: answers.fleetSchema }),
+
+  // ---- Compatible APIs --------------------------------------------------------------------------
+  openAiModels: route({ method: 'GET', path: '/openai/v1/models', summary: 'OpenAI: list models', tag: 'OpenAI-compatible', auth: 'user', compatible: 'openai', response: 'application/json' }),
+  openAiModel: route({ method: 'GET', path: '/openai/v1/models/*id', summary: 'OpenAI: one model', tag: 'OpenAI-compatible', auth: 'user', compatible: 'openai', response: 'application/json' }),
+  openAiChat: route({ method: 'POST', path: '/openai/v1/chat/completions', summary: 'OpenAI: chat completions, streamed or not, with tools', tag: 'OpenAI-compatible', auth: 'user', compatible: 'openai', response: 'application/json' }),
+  openAiCompletions: route({ method: 'POST', path: '/openai/v1/completions', summary: 'OpenAI: legacy completions', tag: 'OpenAI-compatible', auth: 'user', compatible: 'openai', response: 'application/json' }),
+  openAiEmbeddings: route({ method: 'POST', path: '/openai/v1/embeddings', summary: 'OpenAI: embeddings', tag: 'OpenAI-compatible', auth: 'user', compatible: 'openai', response: 'application/json' }),
+  anthropicModels: route({ method: 'GET', path: '/anthropic/v1/models', summary: 'Anthropic: list models', tag: 'Anthropic-compatible', auth: 'user', compatible: 'anthropic', response: 'application/json' }),
+  anthropicMessages: route({ method: 'POST', path: '/anthropic/v1/messages', summary: 'Anthropic: messages, streamed or not, with tools', tag: 'Anthropic-compatible', auth: 'user', compatible: 'anthropic', response: 'application/json' }),
+  anthropicCountTokens: route({ method: 'POST', path: '/anthropic/v1/messages/count_tokens', summary: 'Anthropic: count a request’s input tokens', tag: 'Anthropic-compatible', auth: 'user', compatible: 'anthropic', response: 'application/json' }),
+} as const satisfies Record<string, ApiRoute>;
+
+export type ApiRouteName = keyof typeof apiRoutes;
