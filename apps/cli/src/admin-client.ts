@@ -1,42 +1,29 @@
-import { z } from 'zod';
-import { allUsageSchema, userLimitsSchema, type AllUsage, type LimitOverrides, type UsageFilter, type UserLimits } from './accounting-schemas';
+import {
+  ApiCaller,
+  type ApiRoute,
+  type CallArgs,
+  type JsonRoute,
+  type ResponseOf,
+  type UserRole,
+  type adminUserSchema,
+  type apiKeySchema,
+  type bootstrapTokenSchema,
+  type createdKeySchema,
+  type deletedUserSchema,
+  type fleetWorkerSchema,
+  type rotatedTokenSchema,
+  type updatedUserSchema,
+  USER_ROLES,
+  apiRoutes,
+} from '@weft/contracts';
+import type { z } from 'zod';
+import type { AllUsage, LimitOverrides, UsageFilter, UserLimits } from './accounting-schemas';
 import { AdminTokenRefusedError, ApiError } from './errors';
-import { GatewayHttp, jsonBody, queryString, type FetchFn, type RequestOptions } from './gateway-http';
+import { GatewayHttp, type FetchFn } from './gateway-http';
 
-const keySchema = z.object({
-  id: z.string(),
-  name: z.string().nullable(),
-  prefix: z.string(),
-  createdAt: z.string(),
-  expiresAt: z.string().nullable(),
-  lastUsedAt: z.string().nullable(),
-});
-export const USER_ROLES = ['admin', 'member'] as const;
-export type UserRole = (typeof USER_ROLES)[number];
-const roleSchema = z.enum(USER_ROLES);
-const userSchema = z.object({ id: z.string(), name: z.string(), createdAt: z.string(), role: roleSchema, disabled: z.boolean(), keys: z.array(keySchema) });
-const usersSchema = z.object({ users: z.array(userSchema) });
-const createdUserSchema = z.object({ id: z.string(), name: z.string(), role: roleSchema });
-const updatedUserSchema = userSchema.extend({ cancelledTurns: z.number() });
-const createdKeySchema = keySchema.extend({ key: z.string() });
-const deletedUserSchema = z.object({ id: z.string(), name: z.string(), sessions: z.number(), workspaces: z.number(), keys: z.number() });
-const bootstrapTokenSchema = z.object({ state: z.enum(['env', 'rotated', 'off']), changedAt: z.string().nullable(), enabledAdmins: z.number() });
-const rotatedTokenSchema = bootstrapTokenSchema.extend({ token: z.string() });
-const fleetModelSchema = z.object({ id: z.string(), loaded: z.boolean(), sequences: z.number().nullable(), freeSequences: z.number(), queued: z.number(), cachedSessions: z.number() });
-const fleetWorkerSchema = z.object({
-  workerId: z.string(),
-  host: z.string().nullable(),
-  status: z.string(),
-  startedAt: z.string(),
-  lastHeartbeatAt: z.string(),
-  inFlight: z.number(),
-  gpu: z.object({ type: z.string(), vramTotalBytes: z.number(), vramUsedBytes: z.number() }).nullable(),
-  models: z.array(fleetModelSchema),
-});
-const fleetSchema = z.object({ workers: z.array(fleetWorkerSchema) });
-
-export type AdminUser = z.infer<typeof userSchema>;
-export type AdminKey = z.infer<typeof keySchema>;
+export { USER_ROLES, type UserRole };
+export type AdminUser = z.infer<typeof adminUserSchema>;
+export type AdminKey = z.infer<typeof apiKeySchema>;
 export type CreatedKey = z.infer<typeof createdKeySchema>;
 export type UpdatedUser = z.infer<typeof updatedUserSchema>;
 export type DeletedUser = z.infer<typeof deletedUserSchema>;
@@ -44,11 +31,9 @@ export type BootstrapToken = z.infer<typeof bootstrapTokenSchema>;
 export type RotatedToken = z.infer<typeof rotatedTokenSchema>;
 export type FleetWorker = z.infer<typeof fleetWorkerSchema>;
 
-const userPath = (userId: string) => `/v1/admin/users/${encodeURIComponent(userId)}`;
-
 /** The gateway's admin routes (docs/api.md, "Admin"), with the bootstrap token or an admin user's key as the bearer. */
 export class AdminClient {
-  private readonly http: GatewayHttp;
+  private readonly api: ApiCaller;
 
   constructor(
     readonly baseUrl: string,
@@ -56,85 +41,89 @@ export class AdminClient {
     adminToken: string,
     fetchFn: FetchFn = fetch,
   ) {
-    this.http = new GatewayHttp(baseUrl, adminToken, fetchFn);
+    this.api = new ApiCaller(new GatewayHttp(baseUrl, adminToken, fetchFn));
   }
 
   /** The inference workers the gateway hears from, local or on other hosts. */
   async fleet(): Promise<FleetWorker[]> {
-    return (await this.json('GET', '/v1/admin/fleet', fleetSchema)).workers;
+    return (await this.json(apiRoutes.fleet, {})).workers;
   }
 
   async listUsers(): Promise<AdminUser[]> {
-    return (await this.json('GET', '/v1/admin/users', usersSchema)).users;
+    return (await this.json(apiRoutes.users, {})).users;
   }
 
   getUser(userId: string): Promise<AdminUser> {
-    return this.json('GET', userPath(userId), userSchema);
+    return this.json(apiRoutes.user, { params: { id: userId } });
   }
 
   /** 409 `COMMON.CONFLICT` when the name is taken. The gateway's default role is `member`. */
   createUser(name: string, role?: UserRole): Promise<{ id: string; name: string; role: UserRole }> {
-    return this.json('POST', '/v1/admin/users', createdUserSchema, jsonBody(role ? { name, role } : { name }));
+    return this.json(apiRoutes.createUser, { body: role ? { name, role } : { name } });
   }
 
   /** 409 `AUTH.LAST_ADMIN` when it would demote the last enabled admin while the bootstrap token is off. */
   setRole(userId: string, role: UserRole): Promise<UpdatedUser> {
-    return this.json('PATCH', userPath(userId), updatedUserSchema, jsonBody({ role }));
+    return this.json(apiRoutes.updateUser, { params: { id: userId }, body: { role } });
   }
 
   /** Disabling refuses the user's keys and cancels their running turns. */
   setDisabled(userId: string, disabled: boolean): Promise<UpdatedUser> {
-    return this.json('PATCH', userPath(userId), updatedUserSchema, jsonBody({ disabled }));
+    return this.json(apiRoutes.updateUser, { params: { id: userId }, body: { disabled } });
   }
 
   /** Everything the user owns goes with them; `confirm` repeats their name. */
   deleteUser(userId: string, confirm: string): Promise<DeletedUser> {
-    return this.json('DELETE', userPath(userId), deletedUserSchema, jsonBody({ confirm }));
+    return this.json(apiRoutes.deleteUser, { params: { id: userId }, body: { confirm } });
   }
 
   /** The answer holds the key itself, which the gateway never shows again. */
   createKey(userId: string, input: { name?: string; expiresAt?: string }): Promise<CreatedKey> {
-    return this.json('POST', `${userPath(userId)}/keys`, createdKeySchema, jsonBody(input));
+    return this.json(apiRoutes.createKey, { params: { id: userId }, body: input });
   }
 
   async revokeKey(userId: string, keyId: string): Promise<void> {
-    await this.guard(() => this.http.send('DELETE', `${userPath(userId)}/keys/${encodeURIComponent(keyId)}`, {}));
+    await this.send(apiRoutes.revokeKey, { params: { id: userId, keyId } });
   }
 
   limits(userId: string): Promise<UserLimits> {
-    return this.json('GET', `${userPath(userId)}/limits`, userLimitsSchema);
+    return this.json(apiRoutes.userLimits, { params: { id: userId } });
   }
 
   /** Replaces the user's overrides; `{}` puts them back on the server defaults. */
   replaceLimits(userId: string, overrides: LimitOverrides): Promise<UserLimits> {
-    return this.json('PUT', `${userPath(userId)}/limits`, userLimitsSchema, jsonBody(overrides));
+    return this.json(apiRoutes.setUserLimits, { params: { id: userId }, body: overrides });
   }
 
   usage(filter: UsageFilter & { user?: string }): Promise<AllUsage> {
-    return this.json('GET', `/v1/admin/usage${queryString({ ...filter })}`, allUsageSchema);
+    return this.json(apiRoutes.allUsage, { query: { ...filter } });
   }
 
   /** The same rows as CSV, header first, as the gateway writes it. */
-  usageCsv(filter: UsageFilter & { user?: string }): Promise<string> {
-    return this.guard(() => this.http.text('GET', `/v1/admin/usage${queryString({ ...filter, format: 'csv' })}`));
+  async usageCsv(filter: UsageFilter & { user?: string }): Promise<string> {
+    return (await this.send(apiRoutes.allUsage, { query: { ...filter, format: 'csv' } })).text();
   }
 
   bootstrapToken(): Promise<BootstrapToken> {
-    return this.json('GET', '/v1/admin/bootstrap-token', bootstrapTokenSchema);
+    return this.json(apiRoutes.bootstrapToken, {});
   }
 
   /** The new bootstrap token, which the gateway shows this once; the one before is refused from now on. */
   rotateBootstrapToken(): Promise<RotatedToken> {
-    return this.json('POST', '/v1/admin/bootstrap-token/rotate', rotatedTokenSchema);
+    return this.json(apiRoutes.rotateBootstrapToken, {});
   }
 
   /** 409 `AUTH.LAST_ADMIN` while no enabled admin user exists. */
   turnOffBootstrapToken(): Promise<BootstrapToken> {
-    return this.json('DELETE', '/v1/admin/bootstrap-token', bootstrapTokenSchema);
+    return this.json(apiRoutes.disableBootstrapToken, {});
   }
 
-  private json<T>(method: string, path: string, schema: z.ZodType<T>, options?: RequestOptions): Promise<T> {
-    return this.guard(() => this.http.json(method, path, schema, options));
+  private json<R extends JsonRoute>(route: R, args: CallArgs<R>): Promise<ResponseOf<R>> {
+    return this.guard(() => this.api.json(route, args));
+  }
+
+  private send<R extends ApiRoute>(route: R, args: CallArgs<R>): Promise<Response> {
+    return this.guard(() => this.api.send(route, args));
   }
 
   private async guard<T>(request: () => Promise<T>): Promise<T> {

@@ -1,62 +1,34 @@
-import { type WorkspaceManifest, type WorkspaceSyncBody, type WorkspaceSyncResult, chatMessageSchema, modelInfoSchema, workspaceManifestSchema, workspaceSyncResultSchema } from '@weft/contracts';
-import { z } from 'zod';
-import { myLimitsSchema, myUsageSchema, type MyLimits, type MyUsage, type UsageFilter } from './accounting-schemas';
+import {
+  ApiCaller,
+  type WorkspaceManifest,
+  type WorkspaceSyncBody,
+  type WorkspaceSyncResult,
+  type answerPermissionBodySchema,
+  type chainsSchema,
+  type instructionsSchema,
+  type meSchema,
+  type modelsSchema,
+  type noteSchema,
+  type sandboxCheckSchema,
+  type scopeRulesSchema,
+  type sessionSchema,
+  type sessionSummarySchema,
+  type workspaceSummarySchema,
+  apiRoutes,
+} from '@weft/contracts';
+import type { z } from 'zod';
+import type { MyLimits, MyUsage, UsageFilter } from './accounting-schemas';
 import { ProtocolError } from './errors';
-import { GatewayHttp, TRANSFER_TIMEOUT_MS, jsonBody, queryString, type FetchFn } from './gateway-http';
+import { GatewayHttp, TRANSFER_TIMEOUT_MS, type FetchFn } from './gateway-http';
 
-const meSchema = z.object({ id: z.string(), name: z.string() });
-const modelsSchema = z.object({ models: z.array(modelInfoSchema) });
-const idSchema = z.object({ id: z.string() });
-const workspaceSchema = z.object({ id: z.string(), name: z.string(), createdAt: z.string(), lastUsedAt: z.string(), files: z.number(), bytes: z.number() });
-const workspacesSchema = z.object({ workspaces: z.array(workspaceSchema) });
-export type WorkspaceSummary = z.infer<typeof workspaceSchema>;
-const turnSchema = z.object({ turnId: z.string() });
-/** What every view of a session carries. */
-const sessionFields = {
-  id: z.string(),
-  workspaceId: z.string(),
-  model: z.string(),
-  title: z.string().nullish(),
-  createdAt: z.string(),
-  activeTurnId: z.string().nullish(),
-};
-const sessionSchema = z.object({
-  ...sessionFields,
-  lastEventId: z.string().nullish(),
-  messages: z.array(chatMessageSchema),
-});
-const sessionListSchema = z.object({
-  // `lastActivityAt`: gateways before it was added leave it out.
-  sessions: z.array(z.object({ ...sessionFields, preview: z.string().nullish(), lastActivityAt: z.string().nullish() })),
-});
-const sandboxCheckSchema = z.object({ ok: z.literal(true), durationMs: z.number() });
 /** The gateway waits up to 30 s for a sandbox worker's answer; this is a little longer. */
 const SANDBOX_CHECK_TIMEOUT_MS = 40_000;
-const instructionsSchema = z.object({ content: z.string(), updatedAt: z.string().nullable() });
-const noteSchema = z.object({ id: z.string(), text: z.string(), source: z.string(), author: z.string(), createdAt: z.string() });
-const notesSchema = z.object({ notes: z.array(noteSchema) });
-const chainsSchema = z.object({
-  chains: z.array(
-    z.union([
-      z.object({ name: z.string(), error: z.string() }),
-      z.object({
-        name: z.string(),
-        description: z.string().nullable(),
-        inputs: z.record(z.string(), z.object({ description: z.string().optional(), default: z.string().optional() })),
-        steps: z.number(),
-      }),
-    ]),
-  ),
-});
-const sessionPath = (sessionId: string) => `/v1/sessions/${encodeURIComponent(sessionId)}`;
-const notesPath = (workspaceId: string) => `/v1/workspaces/${encodeURIComponent(workspaceId)}/notes`;
-const ruleListsSchema = z.object({ allow: z.array(z.string()), ask: z.array(z.string()), deny: z.array(z.string()) });
-const scopeRulesSchema = z.object({ scope: z.string(), rules: ruleListsSchema });
 
 export type Me = z.infer<typeof meSchema>;
 export type Models = z.infer<typeof modelsSchema>;
+export type WorkspaceSummary = z.infer<typeof workspaceSummarySchema>;
 export type Session = z.infer<typeof sessionSchema>;
-export type SessionSummary = z.infer<typeof sessionListSchema>['sessions'][number];
+export type SessionSummary = z.infer<typeof sessionSummarySchema>;
 export type ScopeRules = z.infer<typeof scopeRulesSchema>;
 export type Note = z.infer<typeof noteSchema>;
 export type Instructions = z.infer<typeof instructionsSchema>;
@@ -69,190 +41,176 @@ export interface TurnOptions {
 }
 /** The scopes a user reads rules of; `server` is the admin's. */
 export type RuleScope = { readonly scope: 'user' } | { readonly scope: 'workspace' | 'session'; readonly id: string };
-export interface PermissionAnswer {
-  readonly decision: 'allow_once' | 'allow_always' | 'deny';
-  readonly reason?: string;
-}
+export type PermissionAnswer = Pick<z.input<typeof answerPermissionBodySchema>, 'decision' | 'reason'>;
 
-/** The gateway's public HTTP API (docs/api.md), one typed method per route the CLI uses. */
+/** The gateway's public HTTP API (docs/api.md), one method per route the CLI uses, on the shared typed caller. */
 export class ApiClient {
-  private readonly http: GatewayHttp;
+  private readonly api: ApiCaller;
 
   constructor(
     readonly baseUrl: string,
     key: string,
     fetchFn: FetchFn = fetch,
   ) {
-    this.http = new GatewayHttp(baseUrl, key, fetchFn);
+    this.api = new ApiCaller(new GatewayHttp(baseUrl, key, fetchFn));
   }
 
   me(): Promise<Me> {
-    return this.http.json('GET', '/v1/me', meSchema);
+    return this.api.json(apiRoutes.me, {});
   }
 
   listModels(): Promise<Models> {
-    return this.http.json('GET', '/v1/models', modelsSchema);
+    return this.api.json(apiRoutes.models, {});
   }
 
   /** Runs `true` in a throwaway sandbox container; a typed 503 when no worker or engine can. */
   sandboxCheck(): Promise<z.infer<typeof sandboxCheckSchema>> {
-    return this.http.json('POST', '/v1/sandbox/check', sandboxCheckSchema, { signal: AbortSignal.timeout(SANDBOX_CHECK_TIMEOUT_MS) });
+    return this.api.json(apiRoutes.sandboxCheck, { signal: AbortSignal.timeout(SANDBOX_CHECK_TIMEOUT_MS) });
   }
 
   /** The caller's usage per model and UTC day. */
   usage(filter: UsageFilter = {}): Promise<MyUsage> {
-    return this.http.json('GET', `/v1/me/usage${queryString({ ...filter })}`, myUsageSchema);
+    return this.api.json(apiRoutes.myUsage, { query: { ...filter } });
   }
 
   /** The caller's limits in effect (0: no limit) and the tokens counted towards today's. */
   limits(): Promise<MyLimits> {
-    return this.http.json('GET', '/v1/me/limits', myLimitsSchema);
+    return this.api.json(apiRoutes.myLimits, {});
   }
 
   /** `name`: what the listing calls it (the folder's name). */
   async uploadWorkspace(archive: Uint8Array, name?: string): Promise<string> {
     const body = new Blob([archive as Uint8Array<ArrayBuffer>], { type: 'application/gzip' });
     const signal = AbortSignal.timeout(TRANSFER_TIMEOUT_MS);
-    const query = name ? `?name=${encodeURIComponent(name)}` : '';
-    const { id } = await this.http.json('POST', `/v1/workspaces${query}`, idSchema, { body, contentType: 'application/gzip', signal });
+    const { id } = await this.api.json(apiRoutes.createWorkspace, { query: { name }, body, contentType: 'application/gzip', signal });
     return id;
   }
 
   /** The caller's workspaces, newest first, with their size and last use. */
   async listWorkspaces(): Promise<WorkspaceSummary[]> {
-    return (await this.http.json('GET', '/v1/workspaces', workspacesSchema)).workspaces;
+    return (await this.api.json(apiRoutes.workspaces, {})).workspaces;
   }
 
   renameWorkspace(id: string, name: string): Promise<WorkspaceSummary> {
-    return this.http.json('PATCH', `/v1/workspaces/${encodeURIComponent(id)}`, workspaceSchema, jsonBody({ name }));
+    return this.api.json(apiRoutes.renameWorkspace, { params: { id }, body: { name } });
   }
 
   /** 409 while a turn runs in it. */
   async deleteWorkspace(id: string): Promise<void> {
-    await this.http.send('DELETE', `/v1/workspaces/${encodeURIComponent(id)}`, {});
+    await this.api.send(apiRoutes.deleteWorkspace, { params: { id } });
   }
 
   /** Every file (size, SHA-256), link and folder of the workspace outside .git and node_modules. */
   workspaceManifest(id: string): Promise<WorkspaceManifest> {
-    const signal = AbortSignal.timeout(TRANSFER_TIMEOUT_MS);
-    return this.http.json('GET', `/v1/workspaces/${encodeURIComponent(id)}/manifest`, workspaceManifestSchema, { signal });
+    return this.api.json(apiRoutes.workspaceManifest, { params: { id }, signal: AbortSignal.timeout(TRANSFER_TIMEOUT_MS) });
   }
 
   /** Writes the archive's entries and removes `deleted`, all or nothing; 409 while a turn runs in it. */
   syncWorkspace(id: string, change: WorkspaceSyncBody): Promise<WorkspaceSyncResult> {
-    const signal = AbortSignal.timeout(TRANSFER_TIMEOUT_MS);
-    return this.http.json('POST', `/v1/workspaces/${encodeURIComponent(id)}/sync`, workspaceSyncResultSchema, { ...jsonBody(change), signal });
+    return this.api.json(apiRoutes.syncWorkspace, { params: { id }, body: change, signal: AbortSignal.timeout(TRANSFER_TIMEOUT_MS) });
   }
 
   /** The workspace as a tar.gz byte stream. */
   async downloadWorkspace(id: string): Promise<ReadableStream<Uint8Array>> {
-    const signal = AbortSignal.timeout(TRANSFER_TIMEOUT_MS);
-    const response = await this.http.send('GET', `/v1/workspaces/${encodeURIComponent(id)}/archive`, { signal });
+    const response = await this.api.send(apiRoutes.workspaceArchive, { params: { id }, signal: AbortSignal.timeout(TRANSFER_TIMEOUT_MS) });
     if (!response.body) throw new ProtocolError('the gateway sent an empty archive');
     return response.body;
   }
 
   async createSession(input: { workspaceId: string; model: string; title?: string }): Promise<string> {
-    const { id } = await this.http.json('POST', '/v1/sessions', idSchema, jsonBody(input));
+    const { id } = await this.api.json(apiRoutes.createSession, { body: input });
     return id;
   }
 
   getSession(id: string): Promise<Session> {
-    return this.http.json('GET', `/v1/sessions/${encodeURIComponent(id)}`, sessionSchema);
+    return this.api.json(apiRoutes.session, { params: { id } });
   }
 
   /** The caller's sessions, newest first, each with a preview of its first message. */
   async listSessions(): Promise<SessionSummary[]> {
-    return (await this.http.json('GET', '/v1/sessions', sessionListSchema)).sessions;
+    return (await this.api.json(apiRoutes.sessions, {})).sessions;
   }
 
   async renameSession(id: string, title: string | null): Promise<void> {
-    await this.http.send('PATCH', sessionPath(id), jsonBody({ title }));
+    await this.api.send(apiRoutes.updateSession, { params: { id }, body: { title } });
   }
 
   /** 409 while a turn runs in it. */
   async deleteSession(id: string): Promise<void> {
-    await this.http.send('DELETE', sessionPath(id), {});
+    await this.api.send(apiRoutes.deleteSession, { params: { id } });
   }
 
   /** The session as the gateway exports it: JSONL for programs, Markdown for people. */
-  exportSession(id: string, format: ExportFormat): Promise<string> {
-    return this.http.text('GET', `${sessionPath(id)}/export?format=${format}`, { signal: AbortSignal.timeout(TRANSFER_TIMEOUT_MS) });
+  async exportSession(id: string, format: ExportFormat): Promise<string> {
+    return (await this.api.send(apiRoutes.exportSession, { params: { id }, query: { format }, signal: AbortSignal.timeout(TRANSFER_TIMEOUT_MS) })).text();
   }
 
   /** Asks whichever gateway runs the turn to stop it; it ends with `turn.cancelled`. 409 once it has ended. */
   async cancelTurn(sessionId: string, turnId: string): Promise<void> {
-    await this.http.send('POST', `${sessionPath(sessionId)}/turns/${encodeURIComponent(turnId)}/cancel`, {});
+    await this.api.send(apiRoutes.cancelTurn, { params: { id: sessionId, turnId } });
   }
 
   /** Everything changed in the workspace since it was created, as a git diff ('' when nothing changed). */
-  workspacePatch(workspaceId: string): Promise<string> {
-    const signal = AbortSignal.timeout(TRANSFER_TIMEOUT_MS);
-    return this.http.text('GET', `/v1/workspaces/${encodeURIComponent(workspaceId)}/patch`, { signal });
+  async workspacePatch(workspaceId: string): Promise<string> {
+    return (await this.api.send(apiRoutes.workspacePatch, { params: { id: workspaceId }, signal: AbortSignal.timeout(TRANSFER_TIMEOUT_MS) })).text();
   }
 
   instructions(): Promise<Instructions> {
-    return this.http.json('GET', '/v1/me/instructions', instructionsSchema);
+    return this.api.json(apiRoutes.instructions, {});
   }
 
   /** An empty `content` removes them. */
   setInstructions(content: string): Promise<Instructions> {
-    return this.http.json('PUT', '/v1/me/instructions', instructionsSchema, jsonBody({ content }));
+    return this.api.json(apiRoutes.setInstructions, { body: { content } });
   }
 
   permissionRules(target: RuleScope): Promise<ScopeRules> {
-    const path = target.scope === 'user' ? '/v1/permissions/user' : `/v1/permissions/${target.scope}/${encodeURIComponent(target.id)}`;
-    return this.http.json('GET', path, scopeRulesSchema);
+    if (target.scope === 'user') return this.api.json(apiRoutes.userRules, {});
+    const route = target.scope === 'workspace' ? apiRoutes.workspaceRules : apiRoutes.sessionRules;
+    return this.api.json(route, { params: { id: target.id } });
   }
 
   async postMessage(sessionId: string, content: string, options: TurnOptions = {}): Promise<string> {
-    const path = `/v1/sessions/${encodeURIComponent(sessionId)}/messages`;
-    const { turnId } = await this.http.json('POST', path, turnSchema, jsonBody({ content, ...options }));
+    const { turnId } = await this.api.json(apiRoutes.postMessage, { params: { id: sessionId }, body: { content, ...options } });
     return turnId;
   }
 
   /** Starts a chain of the session's workspace (`.weft/chains/<name>.yaml`) with its inputs. */
   async runChain(sessionId: string, name: string, inputs: Readonly<Record<string, string>>): Promise<string> {
-    const path = `/v1/sessions/${encodeURIComponent(sessionId)}/chains/${encodeURIComponent(name)}`;
-    const { turnId } = await this.http.json('POST', path, turnSchema, jsonBody({ inputs }));
+    const { turnId } = await this.api.json(apiRoutes.runChain, { params: { id: sessionId, name }, body: { inputs: { ...inputs } } });
     return turnId;
   }
 
   async listChains(sessionId: string): Promise<ChainListing[]> {
-    const { chains } = await this.http.json('GET', `/v1/sessions/${encodeURIComponent(sessionId)}/chains`, chainsSchema);
-    return chains;
+    return (await this.api.json(apiRoutes.chains, { params: { id: sessionId } })).chains;
   }
 
   /** The workspace's shared notes, oldest first. */
   async listNotes(workspaceId: string): Promise<Note[]> {
-    const { notes } = await this.http.json('GET', notesPath(workspaceId), notesSchema);
-    return notes;
+    return (await this.api.json(apiRoutes.notes, { params: { id: workspaceId } })).notes;
   }
 
-  async addNote(workspaceId: string, text: string): Promise<Note> {
-    return this.http.json('POST', notesPath(workspaceId), noteSchema, jsonBody({ text }));
+  addNote(workspaceId: string, text: string): Promise<Note> {
+    return this.api.json(apiRoutes.addNote, { params: { id: workspaceId }, body: { text } });
   }
 
   async deleteNote(workspaceId: string, noteId: string): Promise<void> {
-    await this.http.send('DELETE', `${notesPath(workspaceId)}/${encodeURIComponent(noteId)}`, {});
+    await this.api.send(apiRoutes.deleteNote, { params: { id: workspaceId, noteId } });
   }
 
   async clearNotes(workspaceId: string): Promise<number> {
-    const { deleted } = await this.http.json('DELETE', notesPath(workspaceId), z.object({ deleted: z.number() }));
-    return deleted;
+    return (await this.api.json(apiRoutes.clearNotes, { params: { id: workspaceId } })).deleted;
   }
 
   /** Answers a permission question the agent is waiting on. */
   async answerPermission(sessionId: string, requestId: string, answer: PermissionAnswer): Promise<void> {
-    const path = `/v1/sessions/${encodeURIComponent(sessionId)}/permissions/${encodeURIComponent(requestId)}`;
-    await this.http.json('POST', path, z.object({ decision: z.string() }), jsonBody(answer));
+    await this.api.json(apiRoutes.answerPermission, { params: { id: sessionId, requestId }, body: answer });
   }
 
   /** Opens the session's SSE stream after `after` (exclusive); the caller owns the body and the signal. */
   openEvents(sessionId: string, after: string | undefined, signal: AbortSignal): Promise<Response> {
-    const query = after ? `?after=${encodeURIComponent(after)}` : '';
     const headers: Record<string, string> = { accept: 'text/event-stream' };
     if (after) headers['last-event-id'] = after;
-    return this.http.send('GET', `/v1/sessions/${encodeURIComponent(sessionId)}/events${query}`, { headers, signal });
+    return this.api.send(apiRoutes.events, { params: { id: sessionId }, query: { after }, headers, signal });
   }
 }

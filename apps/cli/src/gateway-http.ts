@@ -1,3 +1,4 @@
+import type { ApiTransport, SendRequest } from '@weft/contracts';
 import { z } from 'zod';
 import { ApiError, ConnectionError, ProtocolError } from './errors';
 
@@ -7,56 +8,32 @@ export const TRANSFER_TIMEOUT_MS = 10 * 60_000;
 
 export type FetchFn = typeof fetch;
 
-export interface RequestOptions {
-  body?: RequestInit['body'];
-  contentType?: string;
-  headers?: Record<string, string>;
-  /** Defaults to a REQUEST_TIMEOUT_MS timeout. */
-  signal?: AbortSignal;
-}
-
 const wireErrorBodySchema = z.object({
   error: z.object({ code: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()).optional() }),
 });
 
 /**
- * One bearer credential (a user's key or the admin token) against one gateway: every request has
- * a timeout, a non-2xx answer becomes an ApiError, a JSON answer is checked against its schema.
+ * One bearer credential (a user's key or the admin token) against one gateway, as the shared
+ * ApiCaller's transport: every request has a timeout, a non-2xx answer becomes an ApiError, an
+ * answer of the wrong shape a ProtocolError.
  */
-export class GatewayHttp {
+export class GatewayHttp implements ApiTransport {
   constructor(
     readonly baseUrl: string,
     private readonly token: string,
     private readonly fetchFn: FetchFn = fetch,
   ) {}
 
-  async json<T>(method: string, path: string, schema: z.ZodType<T>, options: RequestOptions = {}): Promise<T> {
-    const response = await this.send(method, path, options);
-    const body: unknown = await response.json().catch((error: unknown) => {
-      throw new ProtocolError(`${method} ${path}: the gateway sent a body that is not JSON`, { cause: error });
-    });
-    const parsed = schema.safeParse(body);
-    if (!parsed.success) {
-      throw new ProtocolError(`${method} ${path}: unexpected response from the gateway: ${z.prettifyError(parsed.error)}`);
-    }
-    return parsed.data;
-  }
-
-  async text(method: string, path: string, options: RequestOptions = {}): Promise<string> {
-    return (await this.send(method, path, options)).text();
-  }
-
-  async send(method: string, path: string, options: RequestOptions): Promise<Response> {
-    const url = `${this.baseUrl}${path}`;
-    const headers: Record<string, string> = { authorization: `Bearer ${this.token}`, ...options.headers };
-    if (options.contentType) headers['content-type'] = options.contentType;
+  async send(request: SendRequest): Promise<Response> {
+    const headers: Record<string, string> = { authorization: `Bearer ${this.token}`, ...request.headers };
+    if (request.contentType) headers['content-type'] = request.contentType;
     let response: Response;
     try {
-      response = await this.fetchFn(url, {
-        method,
+      response = await this.fetchFn(`${this.baseUrl}${request.path}`, {
+        method: request.method,
         headers,
-        body: options.body,
-        signal: options.signal ?? AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+        body: request.body,
+        signal: request.signal ?? AbortSignal.timeout(REQUEST_TIMEOUT_MS),
       });
     } catch (error) {
       throw toTransportError(this.baseUrl, error);
@@ -64,18 +41,10 @@ export class GatewayHttp {
     if (!response.ok) throw await toApiError(response);
     return response;
   }
-}
 
-export function jsonBody(value: unknown): RequestOptions {
-  return { body: JSON.stringify(value), contentType: 'application/json' };
-}
-
-/** `?from=…&model=…` from the fields that are set, or nothing. */
-export function queryString(params: Readonly<Record<string, string | undefined>>): string {
-  const search = new URLSearchParams();
-  for (const [name, value] of Object.entries(params)) if (value !== undefined) search.set(name, value);
-  const text = search.toString();
-  return text ? `?${text}` : '';
+  unexpected(request: SendRequest, _response: Response, problem: string): Error {
+    return new ProtocolError(`${request.method} ${request.path}: unexpected response from the gateway: ${problem}`);
+  }
 }
 
 /** Maps a non-2xx response to an ApiError, keeping the gateway's code when it sent one. */

@@ -23,9 +23,18 @@ export interface CliResult {
 
 /** Builds what `nx build cli` builds (and the contracts it needs), so a test runs the real `bin`. */
 export async function buildCli(): Promise<void> {
-  if (!existsSync(join(ROOT, 'libs/contracts/dist/index.js'))) await build('libs/contracts');
+  if (contractsBuildIsStale()) await build('libs/contracts');
   await build('apps/cli', ['src/testing/**,src/**/*.spec.ts,src/**/*.int-spec.ts'], OUT);
   removeStaleBuilds();
+}
+
+/** No build of libs/contracts yet, or one older than its newest source (a checkout that moved on). */
+function contractsBuildIsStale(): boolean {
+  const built = join(ROOT, 'libs/contracts/dist/index.js');
+  if (!existsSync(built)) return true;
+  const sources = readdirSync(join(ROOT, 'libs/contracts/src'), { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
+  const newest = Math.max(...sources.map((entry) => statSync(join(entry.parentPath, entry.name)).mtimeMs));
+  return newest > statSync(built).mtimeMs;
 }
 
 /** Test builds older than an hour: a worker stopped by the runner leaves its folder behind. */
