@@ -110,7 +110,7 @@ function withDeadline(signal: AbortSignal | undefined): AbortSignal {
  * brings its own signal (a transfer's longer deadline, the event stream's none), and every failure
  * but the caller's own abort as an ApiError the page can show.
  */
-class BrowserTransport implements ApiTransport {
+export class BrowserTransport implements ApiTransport {
   constructor(private readonly key: string) {}
 
   async send(request: SendRequest): Promise<Response> {
