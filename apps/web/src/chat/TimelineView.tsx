@@ -1,7 +1,8 @@
 import { useEffect, useRef } from 'react';
 import type { ApiClient } from '../api/client';
 import { Markdown } from '../components/Markdown';
-import type { Timeline, TimelineItem } from '../timeline/timeline';
+import { type TimelineEntry, foldThreads } from '../timeline/threads';
+import type { PlanItem, SubtaskStatus, Timeline, TimelineItem } from '../timeline/timeline';
 import { ToolCard } from './ToolCard';
 
 /** How close to the bottom (px) counts as following the conversation. */
@@ -30,12 +31,61 @@ export function TimelineView({ api, sessionId, timeline }: { api: ApiClient; ses
       }}
     >
       {timeline.items.length === 0 ? <li className="hint">No messages yet: say what you want done below.</li> : null}
-      {timeline.items.map((item) => (
-        <li key={item.eventId} className={`item item-${item.kind}${'threadId' in item && item.threadId ? ' threaded' : ''}`} data-event-id={item.eventId}>
-          <Item api={api} sessionId={sessionId} item={item} />
-        </li>
+      {foldThreads(timeline.items).map((entry) => (
+        <Entry key={entryKey(entry)} api={api} sessionId={sessionId} entry={entry} activeTurnId={timeline.activeTurnId} />
       ))}
     </ol>
+  );
+}
+
+const entryKey = (entry: TimelineEntry) => (entry.kind === 'item' ? entry.item.eventId : entry.threadId);
+
+/** An item of the conversation, or a delegated junior's or a subtask's work folded under its name (open while its turn runs). */
+function Entry({ api, sessionId, entry, activeTurnId }: { api: ApiClient; sessionId: string; entry: TimelineEntry; activeTurnId: string | null }) {
+  if (entry.kind === 'item') {
+    return (
+      <li className={`item item-${entry.item.kind}`} data-event-id={entry.item.eventId}>
+        <Item api={api} sessionId={sessionId} item={entry.item} />
+      </li>
+    );
+  }
+  return (
+    <li className="item item-thread" data-thread-id={entry.threadId}>
+      <details open={entry.turnId === activeTurnId}>
+        <summary>
+          {entry.label} <span className="hint">({entry.items.length} steps)</span>
+        </summary>
+        <ol className="thread">
+          {entry.items.map((item) => (
+            <li key={item.eventId} className={`item item-${item.kind} threaded`} data-event-id={item.eventId}>
+              <Item api={api} sessionId={sessionId} item={item} />
+            </li>
+          ))}
+        </ol>
+      </details>
+    </li>
+  );
+}
+
+const SUBTASK_STATUS: Record<SubtaskStatus, string> = { pending: 'Waiting', running: 'Running', completed: 'Done', stopped: 'Stopped early' };
+
+function PlanCard({ plan }: { plan: PlanItem }) {
+  const done = plan.subtasks.filter((s) => s.status === 'completed' || s.status === 'stopped').length;
+  return (
+    <section className="plan-card" aria-label="Plan">
+      <p className="who">
+        Plan · {done} of {plan.subtasks.length} subtasks done
+      </p>
+      <Markdown text={plan.plan} />
+      <ol className="subtasks">
+        {plan.subtasks.map((subtask, index) => (
+          <li key={`${index}-${subtask.title}`} className={`subtask ${subtask.status}`} data-status={subtask.status}>
+            <span className="subtask-status">{SUBTASK_STATUS[subtask.status]}</span> <strong>{subtask.title}</strong>: {subtask.description}
+            {subtask.summary ? <Markdown text={subtask.summary} /> : null}
+          </li>
+        ))}
+      </ol>
+    </section>
   );
 }
 
@@ -57,6 +107,8 @@ function Item({ api, sessionId, item }: { api: ApiClient; sessionId: string; ite
       );
     case 'tool':
       return <ToolCard api={api} sessionId={sessionId} tool={item} />;
+    case 'plan':
+      return <PlanCard plan={item} />;
     case 'notice':
       return (
         <div className={`notice ${item.tone}`}>

@@ -60,7 +60,25 @@ export interface NoticeItem {
   /** Longer text shown under it as markdown (a plan, a subtask's report). */
   body?: string;
 }
-export type TimelineItem = UserItem | AssistantItem | ToolItem | NoticeItem;
+export type SubtaskStatus = 'pending' | 'running' | 'completed' | 'stopped';
+export interface PlanSubtask {
+  title: string;
+  description: string;
+  status: SubtaskStatus;
+  /** The thread its events carry (`sub_<n>`), once it started. */
+  threadId?: string;
+  /** What the subtask's loop reported at its end. */
+  summary?: string;
+}
+/** A planning turn's plan, its subtasks' progress kept up to date in place. */
+export interface PlanItem {
+  kind: 'plan';
+  eventId: string;
+  turnId: string;
+  plan: string;
+  subtasks: PlanSubtask[];
+}
+export type TimelineItem = UserItem | AssistantItem | ToolItem | NoticeItem | PlanItem;
 
 export interface Timeline {
   lastEventId: string | null;
@@ -166,13 +184,13 @@ function apply(t: Draft, e: StoredSessionEvent): void {
       notice(t, e, 'info', `Older messages were summarised to fit the model's context (${e.summarisedMessages} summarised, ${e.keptMessages} kept).`);
       return;
     case 'plan.created':
-      notice(t, e, 'info', `Plan: ${e.subtasks.length} subtasks`, `${e.plan}\n\n${e.subtasks.map((s, i) => `${i + 1}. **${s.title}**: ${s.description}`).join('\n')}`);
+      t.items.push({ kind: 'plan', eventId: e.id, turnId: e.turnId, plan: e.plan, subtasks: e.subtasks.map((s) => ({ ...s, status: 'pending' })) });
       return;
     case 'subtask.started':
-      notice(t, e, 'info', `Subtask ${e.index + 1}/${e.total}: ${e.title}`);
+      updateSubtask(t, e.turnId, e.index, { status: 'running', threadId: e.threadId });
       return;
     case 'subtask.completed':
-      notice(t, e, e.status === 'completed' ? 'success' : 'warning', `Subtask ${e.index + 1}/${e.total} ${e.status}: ${e.title}`, e.summary);
+      updateSubtask(t, e.turnId, e.index, { status: e.status, threadId: e.threadId, summary: e.summary });
       return;
     case 'delegation.started':
       notice(t, e, 'info', `${e.from} hands a task to ${e.to}`, e.task);
@@ -201,7 +219,7 @@ function apply(t: Draft, e: StoredSessionEvent): void {
 function openAssistant(t: Draft, turnId: string, threadId: string | undefined): { item: AssistantItem; index: number } | null {
   for (let index = t.items.length - 1; index >= 0; index--) {
     const item = t.items[index];
-    if (!item || item.kind === 'notice') continue;
+    if (!item || item.kind === 'notice' || item.kind === 'plan') continue;
     const open = item.kind === 'assistant' && !item.final && item.turnId === turnId && item.threadId === threadId;
     return open ? { item, index } : null;
   }
@@ -215,6 +233,15 @@ function updateTool(t: Draft, callId: string, change: (tool: ToolItem) => ToolIt
       replace(t, index, change(item));
       return;
     }
+  }
+}
+
+function updateSubtask(t: Draft, turnId: string, index: number, change: Partial<PlanSubtask>): void {
+  for (let at = t.items.length - 1; at >= 0; at--) {
+    const item = t.items[at];
+    if (item?.kind !== 'plan' || item.turnId !== turnId) continue;
+    replace(t, at, { ...item, subtasks: item.subtasks.map((s, i) => (i === index ? { ...s, ...change } : s)) });
+    return;
   }
 }
 
