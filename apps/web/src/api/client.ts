@@ -1,6 +1,6 @@
 import { ApiCaller, type ApiTransport, type SendRequest, apiRoutes, httpErrorBodySchema } from '@weft/contracts';
 import { ApiError, NETWORK_ERROR, UNEXPECTED_RESPONSE } from './api-error';
-import type { FileEntry, Me, ModelInfo, PermissionDecision, Session, SessionSummary, Workspace } from './schemas';
+import type { ChainListing, FileEntry, Me, ModelInfo, Note, PermissionDecision, Session, SessionSummary, Workspace } from './schemas';
 
 /** A plain call's deadline; uploads and downloads get longer, the event stream none. */
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -79,6 +79,33 @@ export class ApiClient {
     if (lastEventId) headers['last-event-id'] = lastEventId;
     // The stream has no deadline: the caller's signal ends it.
     return this.api.send(apiRoutes.events, { params: { id: sessionId }, headers, signal });
+  }
+
+  /** The workspace's shared notes, oldest first: what every model working in it reads. */
+  async notes(workspaceId: string): Promise<Note[]> {
+    return (await this.api.json(apiRoutes.notes, { params: { id: workspaceId } })).notes;
+  }
+
+  addNote(workspaceId: string, text: string): Promise<Note> {
+    return this.api.json(apiRoutes.addNote, { params: { id: workspaceId }, body: { text } });
+  }
+
+  async deleteNote(workspaceId: string, noteId: string): Promise<void> {
+    await this.api.send(apiRoutes.deleteNote, { params: { id: workspaceId, noteId } });
+  }
+
+  async clearNotes(workspaceId: string): Promise<number> {
+    return (await this.api.json(apiRoutes.clearNotes, { params: { id: workspaceId } })).deleted;
+  }
+
+  /** The chains of the session's workspace (`.weft/chains/*.yaml`); a broken file comes with its error. */
+  async chains(sessionId: string): Promise<ChainListing[]> {
+    return (await this.api.json(apiRoutes.chains, { params: { id: sessionId } })).chains;
+  }
+
+  /** Starts the chain as a turn of the session; its steps stream like any turn's events. */
+  async runChain(sessionId: string, name: string, inputs: Record<string, string>): Promise<string> {
+    return (await this.api.json(apiRoutes.runChain, { params: { id: sessionId, name }, body: { inputs } })).turnId;
   }
 
   async folder(workspaceId: string, path: string): Promise<FileEntry[]> {

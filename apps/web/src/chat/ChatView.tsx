@@ -2,7 +2,9 @@ import { useEffect, useRef, useState } from 'react';
 import type { ApiClient } from '../api/client';
 import type { Session } from '../api/schemas';
 import { ErrorMessage } from '../components/ErrorMessage';
+import { ChainsPanel } from '../chains/ChainsPanel';
 import { FilesPanel } from '../files/FilesPanel';
+import { NotesPanel } from '../notes/NotesPanel';
 import { Composer } from './Composer';
 import { SessionActions } from './SessionActions';
 import { TimelineView } from './TimelineView';
@@ -87,7 +89,11 @@ export function ChatView({ api, sessionId, onActivity }: { api: ApiClient; sessi
         <Composer api={api} sessionId={sessionId} busy={activeTurnId !== null} />
       </section>
       {session ? (
-        <FilesPanel api={api} workspaceId={session.workspaceId} version={timeline.filesVersion} changed={timeline.changedPaths} />
+        <div className="side-column">
+          <FilesPanel api={api} workspaceId={session.workspaceId} version={timeline.filesVersion} changed={timeline.changedPaths} />
+          <NotesPanel api={api} workspaceId={session.workspaceId} version={timeline.filesVersion} />
+          <ChainsPanel api={api} sessionId={sessionId} busy={activeTurnId !== null} />
+        </div>
       ) : null}
     </div>
   );

@@ -1,13 +1,14 @@
-import { type DragEvent, type FormEvent, useEffect, useRef, useState } from 'react';
+import { type DragEvent, type FormEvent, type ReactNode, useEffect, useRef, useState } from 'react';
 import type { ApiClient } from '../api/client';
 import type { ModelInfo, Workspace } from '../api/schemas';
 import { ErrorMessage } from '../components/ErrorMessage';
 import { formatBytes } from '../time';
+import { archiveBaseName, archiveForUpload, archiveKind } from '../upload/archive';
 import { type PickedFolder, folderFromDrop, folderFromInput, packFolder } from '../upload/pack-folder';
 
-type Source = 'upload' | 'existing';
+type Source = 'upload' | 'archive' | 'existing';
 
-/** A new session: a model and a workspace, uploaded from a folder here or one already on the server. */
+/** A new session: a model and a workspace, uploaded from a folder or an archive here, or one already on the server. */
 export function NewSession({ api, onCreated }: { api: ApiClient; onCreated: (sessionId: string) => void }) {
   const [models, setModels] = useState<ModelInfo[] | null>(null);
   const [workspaces, setWorkspaces] = useState<Workspace[]>([]);
@@ -15,10 +16,10 @@ export function NewSession({ api, onCreated }: { api: ApiClient; onCreated: (ses
   const [title, setTitle] = useState('');
   const [source, setSource] = useState<Source>('upload');
   const [folder, setFolder] = useState<PickedFolder | null>(null);
+  const [archive, setArchive] = useState<File | null>(null);
   const [workspaceId, setWorkspaceId] = useState('');
   const [progress, setProgress] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
-  const [dragging, setDragging] = useState(false);
   const folderInput = useRef<HTMLInputElement>(null);
 
   useEffect(() => {
@@ -36,8 +37,14 @@ export function NewSession({ api, onCreated }: { api: ApiClient; onCreated: (ses
 
   const onDrop = async (event: DragEvent) => {
     event.preventDefault();
-    setDragging(false);
     try {
+      // One archive file dropped is taken as an archive; anything else as a folder's files.
+      const [only] = Array.from(event.dataTransfer.files);
+      if (event.dataTransfer.files.length === 1 && only && archiveKind(only.name)) {
+        setArchive(only);
+        setSource('archive');
+        return;
+      }
       setFolder(await folderFromDrop(event.dataTransfer.items));
       setSource('upload');
     } catch (err) {
@@ -56,6 +63,12 @@ export function NewSession({ api, onCreated }: { api: ApiClient; onCreated: (ses
         const archive = await packFolder(folder);
         setProgress(`Uploading ${formatBytes(archive.size)}…`);
         id = await api.uploadWorkspace(archive, folder.name);
+      } else if (source === 'archive') {
+        if (!archive) throw new Error('Choose an archive (.tar.gz, .tgz, .tar or .zip) to upload.');
+        setProgress(`Reading ${archive.name}…`);
+        const packed = await archiveForUpload(archive);
+        setProgress(`Uploading ${formatBytes(packed.size)}…`);
+        id = await api.uploadWorkspace(packed, archiveBaseName(archive.name));
       } else if (!id) throw new Error('Choose a workspace.');
       setProgress('Creating the session…');
       onCreated(await api.createSession({ workspaceId: id, model, ...(title.trim() ? { title: title.trim() } : {}) }));
@@ -89,6 +102,10 @@ export function NewSession({ api, onCreated }: { api: ApiClient; onCreated: (ses
             Upload a folder from this computer
           </label>
           <label className="inline">
+            <input type="radio" name="source" value="archive" checked={source === 'archive'} onChange={() => setSource('archive')} />
+            Upload an archive (.tar.gz, .tgz, .tar, .zip)
+          </label>
+          <label className="inline">
             <input
               type="radio"
               name="source"
@@ -100,16 +117,25 @@ export function NewSession({ api, onCreated }: { api: ApiClient; onCreated: (ses
             Use one of my workspaces{workspaces.length === 0 ? ' (none yet)' : ''}
           </label>
 
-          {source === 'upload' ? (
-            <div
-              className={`dropzone${dragging ? ' dragging' : ''}`}
-              onDragOver={(event) => {
-                event.preventDefault();
-                setDragging(true);
-              }}
-              onDragLeave={() => setDragging(false)}
-              onDrop={(event) => void onDrop(event)}
-            >
+          {source === 'archive' ? (
+            <DropZone onDrop={(event) => void onDrop(event)}>
+              <label htmlFor="archive-input">Choose an archive, or drop one here</label>
+              <input
+                id="archive-input"
+                type="file"
+                accept=".tar.gz,.tgz,.tar,.zip,application/gzip,application/x-tar,application/zip"
+                onChange={(event) => setArchive(event.target.files?.[0] ?? null)}
+              />
+              {archive ? (
+                <p className="hint" role="status">
+                  {archive.name}: {formatBytes(archive.size)}
+                </p>
+              ) : (
+                <p className="hint">One folder that holds everything (as in a downloaded repository) is taken off; .git and node_modules are left out.</p>
+              )}
+            </DropZone>
+          ) : source === 'upload' ? (
+            <DropZone onDrop={(event) => void onDrop(event)}>
               <label htmlFor="folder-input">Choose a folder, or drop one here</label>
               <input
                 id="folder-input"
@@ -126,7 +152,7 @@ export function NewSession({ api, onCreated }: { api: ApiClient; onCreated: (ses
               ) : (
                 <p className="hint">.git and node_modules are left out. Files arrive without their executable bit.</p>
               )}
-            </div>
+            </DropZone>
           ) : (
             <>
               <label htmlFor="session-workspace">Existing workspace</label>
@@ -149,5 +175,26 @@ export function NewSession({ api, onCreated }: { api: ApiClient; onCreated: (ses
         <ErrorMessage error={error} />
       </form>
     </section>
+  );
+}
+
+/** Where a folder or an archive can be dropped; marked while something is dragged over it. */
+function DropZone({ onDrop, children }: { onDrop: (event: DragEvent) => void; children: ReactNode }) {
+  const [dragging, setDragging] = useState(false);
+  return (
+    <div
+      className={`dropzone${dragging ? ' dragging' : ''}`}
+      onDragOver={(event) => {
+        event.preventDefault();
+        setDragging(true);
+      }}
+      onDragLeave={() => setDragging(false)}
+      onDrop={(event) => {
+        setDragging(false);
+        onDrop(event);
+      }}
+    >
+      {children}
+    </div>
   );
 }

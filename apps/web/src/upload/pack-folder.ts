@@ -15,7 +15,7 @@ export interface PickedFolder {
 /** Folders the agent does not need and an upload should not carry (the CLI leaves them out too). */
 const SKIPPED_FOLDERS = new Set(['.git', 'node_modules']);
 
-const skipped = (path: string) => path.split('/').some((part) => SKIPPED_FOLDERS.has(part));
+export const isSkipped = (path: string) => path.split('/').some((part) => SKIPPED_FOLDERS.has(part));
 
 /** From `<input webkitdirectory>`: every file's `webkitRelativePath` starts with the folder's name. */
 export function folderFromInput(list: FileList): PickedFolder {
@@ -49,7 +49,7 @@ export async function packFolder(folder: PickedFolder): Promise<Blob> {
 }
 
 function keep(name: string, files: PickedFile[]): PickedFolder {
-  const kept = files.filter((f) => !skipped(f.path));
+  const kept = files.filter((f) => !isSkipped(f.path));
   return { name, files: kept, skipped: files.length - kept.length };
 }
 
