@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import type { StoredSessionEvent } from '@weft/contracts';
 import { createParser } from 'eventsource-parser';
+import { zipSync } from 'fflate';
 import { type Browser, type BrowserContext, type Locator, type Page, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newUserKey } from './support/api';
@@ -50,25 +51,25 @@ async function project(): Promise<string> {
   return dir;
 }
 
-/** The session's whole log as the API streams it, up to the end of its first turn. */
-async function sessionLog(sessionId: string): Promise<StoredSessionEvent[]> {
+/** The session's whole log as the API streams it, up to the end of its `turns`-th turn. */
+async function sessionLog(sessionId: string, turns = 1): Promise<StoredSessionEvent[]> {
   const controller = new AbortController();
   const res = await fetch(`${gatewayUrl}/v1/sessions/${sessionId}/events`, {
     headers: { authorization: `Bearer ${key}` },
     signal: AbortSignal.any([controller.signal, AbortSignal.timeout(30_000)]),
   });
   const events: StoredSessionEvent[] = [];
-  let ended = false;
+  let ended = 0;
   const parser = createParser({
     onEvent: (m) => {
       const event = JSON.parse(m.data) as StoredSessionEvent;
       events.push({ ...event, id: m.id ?? '' });
-      if (event.type === 'turn.completed' || event.type === 'turn.failed' || event.type === 'turn.cancelled') ended = true;
+      if (event.type === 'turn.completed' || event.type === 'turn.failed' || event.type === 'turn.cancelled') ended += 1;
     },
   });
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
-  while (!ended) {
+  while (ended < turns) {
     const { done, value } = await reader.read();
     if (done) break;
     parser.feed(decoder.decode(value, { stream: true }));
@@ -323,6 +324,76 @@ describe('the web client in Chromium, served by the gateway', () => {
     const markdown = await readFile(await file.path(), 'utf8');
     expect(markdown.split('\n')[0]).toBe('# Slow build, renamed');
     expect(markdown).toContain('Run the slow build.');
+    expect(await accessibilityViolations()).toEqual([]);
+  });
+
+  it('uploads a zip, runs a planning turn whose subtasks tick off in two tabs at once, keeps a note, and runs a chain from its form', async () => {
+    const encode = (text: string) => new TextEncoder().encode(text);
+    const chain = 'description: list a folder\ninputs:\n  folder: { description: the folder to list, default: . }\nsteps:\n  - name: list\n    tool: list_directory\n    arguments: { path: "{{ inputs.folder }}" }\n';
+    // As a downloaded repository comes: everything in one folder, which the page takes off.
+    const zip = zipSync({ 'survey-main/README.md': encode('# Survey\n'), 'survey-main/src/a.txt': encode('a\n'), 'survey-main/.weft/chains/list.yaml': encode(chain) });
+    const zipPath = join(home, 'survey-main.zip');
+    await writeFile(zipPath, zip);
+
+    await page.getByRole('link', { name: 'New session' }).click();
+    await page.getByLabel('Model').selectOption('scripted/planner');
+    await page.getByLabel('Title (optional)').fill('Survey by plan');
+    await page.getByLabel('Upload an archive (.tar.gz, .tgz, .tar, .zip)').check();
+    await page.getByLabel('Choose an archive, or drop one here').setInputFiles(zipPath);
+    await page.getByText(/survey-main\.zip: /).waitFor();
+    await page.getByRole('button', { name: 'Create session' }).click();
+    await expect.poll(() => page.url(), eventually).toMatch(/#\/sessions\/ses_/);
+    const sessionId = decodeURIComponent(page.url().split('/').pop()!);
+    const files = page.getByRole('complementary', { name: 'Workspace' });
+    await files.locator('li[data-path="README.md"]').waitFor();
+
+    // A second tab on the same session follows the same log.
+    const second = await context.newPage();
+    await second.goto(page.url());
+    await second.getByRole('heading', { name: 'Survey by plan' }).waitFor();
+
+    await page.getByLabel('Plan first').check();
+    await page.getByLabel('Message to the agent').fill('Survey the workspace.');
+    await page.getByRole('button', { name: 'Send' }).click();
+    for (const tab of [page, second]) {
+      const plan = tab.getByRole('region', { name: 'Plan' });
+      await expect.poll(textOf(plan), { ...eventually, timeout: 60_000 }).toContain('2 of 2 subtasks done');
+      expect(await plan.locator('[data-status="completed"]').count()).toBe(2);
+      await expect.poll(textOf(tab.locator('[data-thread-id] summary').first()), eventually).toContain('Subtask 1 of 2: Survey');
+    }
+    // The survey's listing is folded under its subtask.
+    const survey = page.locator('[data-thread-id]').first();
+    await survey.locator('summary').click();
+    await survey.getByRole('article', { name: 'Tool call list_directory' }).waitFor();
+
+    // Notes: added here, read back from the API, seen by the other tab after a reload.
+    const notes = page.getByRole('region', { name: 'Notes' });
+    await notes.getByLabel('Add a note').fill('The survey lists src/ only.');
+    await notes.getByRole('button', { name: 'Add note' }).click();
+    await notes.getByText('The survey lists src/ only.').waitFor();
+    const workspaceId = ((await (await fetch(`${gatewayUrl}/v1/sessions/${sessionId}`, { headers: { authorization: `Bearer ${key}` } })).json()) as { workspaceId: string }).workspaceId;
+    const stored = (await (await fetch(`${gatewayUrl}/v1/workspaces/${workspaceId}/notes`, { headers: { authorization: `Bearer ${key}` } })).json()) as { notes: Array<{ text: string }> };
+    expect(stored.notes.map((n) => n.text)).toEqual(['The survey lists src/ only.']);
+
+    // The chain from the zip's .weft/chains, run from its form with an input.
+    const chains = page.getByRole('region', { name: 'Chains' });
+    await chains.getByRole('button', { name: 'list' }).click();
+    await chains.getByLabel('folder').fill('src');
+    await chains.getByRole('button', { name: 'Run chain' }).click();
+    await expect.poll(textOf(page.locator('.bubble.assistant.final').last()), { ...eventually, timeout: 60_000 }).toContain('a.txt');
+    await shot('plan-notes-chains');
+
+    // Both tabs applied every event of both turns once.
+    const log = await sessionLog(sessionId, 2);
+    expect(log.filter((e) => e.type === 'turn.completed')).toHaveLength(2);
+    for (const tab of [page, second]) {
+      const timeline = tab.getByRole('list', { name: 'Conversation' });
+      await expect.poll(() => timeline.getAttribute('data-applied-events'), eventually).toBe(String(log.length));
+      await expect.poll(() => timeline.getAttribute('data-last-event-id'), eventually).toBe(log.at(-1)!.id);
+    }
+    await second.reload();
+    await second.getByRole('region', { name: 'Notes' }).getByText('The survey lists src/ only.').waitFor();
+    await second.close();
     expect(await accessibilityViolations()).toEqual([]);
   });
 
