@@ -1,5 +1,4 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
-import { z } from 'zod';
 import { type AdminActor, CurrentAdmin } from '../auth/admin-actor';
 import { AdminAudit } from '../auth/admin-audit';
 import { AdminGuard } from '../auth/admin.guard';
@@ -16,10 +15,10 @@ import {
   auditQuerySchema,
   updateUserBodySchema,
 } from '@weft/contracts';
+import { keyIdPipe } from './key-id';
 import { UsersService } from './users.service';
 
 const userIdPipe = new ZodValidationPipe(userIdSchema);
-const keyIdPipe = new ZodValidationPipe(z.string().regex(/^key_[a-zA-Z0-9_-]{8,64}$/, 'not a key id'));
 const auditQuery = new ZodValidationPipe(auditQuerySchema);
 
 /** What admins did, and who (an admin user's id, or `bootstrap`): users created, disabled, deleted, roles, keys, limits, the bootstrap token. */

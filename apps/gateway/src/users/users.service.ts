@@ -4,6 +4,7 @@ import type { AdminActor } from '../auth/admin-actor';
 import { AdminAudit } from '../auth/admin-audit';
 import { ApiKeysRepository, type StoredApiKey } from '../auth/api-keys.repository';
 import { generateApiKey, hashApiKey } from '../auth/key-hash';
+import type { Principal } from '../auth/principal';
 import { TurnCancellation } from '../agent/turn-cancellation';
 import { newId } from '../common/ids';
 import { SessionsRepository } from '../sessions/sessions.repository';
@@ -120,6 +121,29 @@ export class UsersService {
     await this.audit.record(actor, 'key.revoked', userId, { keyId });
   }
 
+  /** The caller's own keys; `current` marks the one this request came with. */
+  async ownKeys(principal: Principal): Promise<Array<KeyView & { current: boolean }>> {
+    return (await this.apiKeys.listFor(principal.userId)).map((key) => ({ ...keyView(key), current: key.keyId === principal.keyId }));
+  }
+
+  /** A key the user makes for themselves, audited with them as the actor, like an admin's. */
+  createOwnKey(principal: Principal, body: CreateKeyBody): Promise<KeyView & { key: string }> {
+    return this.createKey(selfActor(principal), principal.userId, body);
+  }
+
+  /**
+   * Revokes one of the caller's keys; another user's key is a 404 like a missing one. The key the
+   * request came with is refused (409): revoking it would sign the caller out of every client that
+   * uses it, with no key left to make a new one if it was their last.
+   */
+  async revokeOwnKey(principal: Principal, keyId: string): Promise<void> {
+    if (keyId === principal.keyId) {
+      throw new AppError(ErrorCode.Conflict, `Refusing to revoke ${keyId}: it is the key this request was made with. Sign in with another of your keys to revoke it, or ask your admin`, { keyId });
+    }
+    if (!(await this.apiKeys.revoke(principal.userId, keyId))) throw new AppError(ErrorCode.NotFound, `You have no key ${keyId}`);
+    await this.audit.record(selfActor(principal), 'key.revoked', principal.userId, { keyId });
+  }
+
   async me(userId: string): Promise<{ id: string; name: string; role: UserRole }> {
     const user = await this.users.find(userId);
     if (!user) throw new AppError(ErrorCode.Unauthorized, 'Invalid API key');
@@ -135,6 +159,11 @@ export class UsersService {
 
 function notFound(userId: string): AppError {
   return new AppError(ErrorCode.NotFound, `User ${userId} not found`);
+}
+
+/** A user acting on their own keys, as the audit log names actors. */
+function selfActor(principal: Principal): AdminActor {
+  return { kind: 'user', userId: principal.userId, keyId: principal.keyId };
 }
 
 function keyView(key: StoredApiKey): KeyView {

@@ -52,6 +52,9 @@ export const apiRoutes = {
 
   // ---- Me ---------------------------------------------------------------------------------------
   me: route({ method: 'GET', path: '/v1/me', summary: "The key's user", tag: 'Me', auth: 'user', response: answers.meSchema }),
+  myKeys: route({ method: 'GET', path: '/v1/me/keys', summary: "The caller's own keys (prefix, name, created, expiry, last use; never the key)", tag: 'Me', auth: 'user', response: answers.myKeysSchema }),
+  createMyKey: route({ method: 'POST', path: '/v1/me/keys', summary: 'Create a key for oneself, named and with an optional expiry; the key is shown once', tag: 'Me', auth: 'user', status: 201, body: createKeyBodySchema, response: answers.createdKeySchema }),
+  revokeMyKey: route({ method: 'DELETE', path: '/v1/me/keys/:keyId', summary: 'Revoke one of the own keys at once; 409 for the key the request came with', tag: 'Me', auth: 'user', status: 204 }),
   myUsage: route({ method: 'GET', path: '/v1/me/usage', summary: "The caller's usage per model and UTC day (`from`, `to`, `model`)", tag: 'Me', auth: 'user', response: answers.myUsageSchema }),
   myLimits: route({ method: 'GET', path: '/v1/me/limits', summary: "The caller's quotas in effect (0: none) and today's tokens", tag: 'Me', auth: 'user', response: answers.myLimitsSchema }),
   instructions: route({ method: 'GET', path: '/v1/me/instructions', summary: 'Personal instructions, added to every session of the user', tag: 'Me', auth: 'user', response: answers.instructionsSchema }),

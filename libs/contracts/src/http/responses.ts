@@ -12,7 +12,8 @@ export const httpErrorBodySchema = z.object({
   error: z.object({ code: z.string(), message: z.string(), details: z.unknown().optional(), errorId: z.string().optional() }),
 });
 
-export const meSchema = z.object({ id: z.string(), name: z.string() });
+/** `role` decides whether a client offers the admin pages; a gateway from before roles sent none: a member. */
+export const meSchema = z.object({ id: z.string(), name: z.string(), role: z.enum(USER_ROLES).default('member') });
 export const modelsSchema = z.object({ models: z.array(modelInfoSchema) });
 export const createdSchema = z.object({ id: z.string() });
 
@@ -116,6 +117,8 @@ export const adminUsersSchema = z.object({ users: z.array(adminUserSchema) });
 /** The new user's first key is created separately (`POST /v1/admin/users/:id/keys`). */
 export const createdUserSchema = z.object({ id: z.string(), name: z.string(), role: roleSchema });
 export const updatedUserSchema = adminUserSchema.extend({ cancelledTurns: z.number() });
+/** `GET /v1/me/keys`: `current` marks the key the request came with, which the caller cannot revoke. */
+export const myKeysSchema = z.object({ keys: z.array(apiKeySchema.extend({ current: z.boolean() })) });
 /** `key` is shown this once. */
 export const createdKeySchema = apiKeySchema.extend({ key: z.string() });
 export const deletedUserSchema = z.object({ id: z.string(), name: z.string(), sessions: z.number(), workspaces: z.number(), keys: z.number() });

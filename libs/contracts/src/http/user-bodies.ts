@@ -21,7 +21,7 @@ export const updateUserBodySchema = z
   .refine((body) => body.disabled !== undefined || body.role !== undefined, { message: 'send "disabled", "role" or both' });
 export type UpdateUserBody = z.infer<typeof updateUserBodySchema>;
 
-/** Both optional: `POST /v1/admin/users/:id/keys` with no body makes an unnamed key that never expires. */
+/** Both optional: `POST /v1/admin/users/:id/keys` (or `POST /v1/me/keys`) with no body makes an unnamed key that never expires. */
 export const createKeyBodySchema = z
   .strictObject({
     name: z.string().trim().min(1).max(100).optional(),
