@@ -397,6 +397,25 @@ describe('the web client in Chromium, served by the gateway', () => {
     expect(await accessibilityViolations()).toEqual([]);
   });
 
+  it("imports a workspace from git, offered because the server allows the host, and shows git's refusal as it is", async () => {
+    await page.getByRole('link', { name: 'New session' }).click();
+    await page.getByLabel('Model').selectOption(MODEL);
+    await page.getByLabel('Import from git').check();
+    await page.getByText('This server clones from gitserver').waitFor();
+    // A repository the server cannot find: git's reason, not a blank page.
+    await page.getByLabel('Repository URL').fill('git://gitserver/missing');
+    await page.getByRole('button', { name: 'Create session' }).click();
+    await expect.poll(textOf(page.getByRole('alert')), eventually).toMatch(/missing|not found|does not appear/i);
+    await page.getByLabel('Repository URL').fill('git://gitserver/demo');
+    await page.getByLabel('Branch or tag (optional)').fill('main');
+    await page.getByRole('button', { name: 'Create session' }).click();
+    await expect.poll(() => page.url(), eventually).toMatch(/#\/sessions\/ses_/);
+    const files = page.getByRole('complementary', { name: 'Workspace' });
+    await files.locator('li[data-path="README.md"]').waitFor();
+    await files.locator('li[data-path="src"]').waitFor();
+    expect(await files.locator('li[data-path=".git"]').count()).toBe(0);
+  });
+
   it('keeps the key across a reload, signs out, and logged no page errors', async () => {
     await page.reload();
     await page.getByText('Signed in as').waitFor();

@@ -14,8 +14,10 @@ export const stackEnv = {
   WEFT_ADMIN_TOKEN: 'e2e-admin-token-0123456789abcdef',
   WEFT_NATS_PASSWORD: 'e2e-nats-services-0123456789',
   WEFT_NATS_WORKER_PASSWORD: 'e2e-nats-workers-0123456789',
-  // NATS published as for inference workers on other hosts (remote-worker.e2e-spec).
-  COMPOSE_FILE: 'docker-compose.yml:docker-compose.fleet.yml',
+  // NATS published as for inference workers on other hosts (remote-worker.e2e-spec); a git
+  // server to import workspaces from (docker-compose.e2e.yml).
+  COMPOSE_FILE: 'docker-compose.yml:docker-compose.fleet.yml:docker-compose.e2e.yml',
+  WEFT_GIT_ALLOWED_HOSTS: 'gitserver',
   WEFT_NATS_PORT: String(Number(process.env.WEFT_E2E_PORT ?? '18080') + 1000),
   WEFT_WORKSPACES_VOLUME: `${process.env.WEFT_E2E_PROJECT ?? 'weft_e2e'}_workspaces`,
   WEFT_SCRIPTS_DIR: './e2e/scripts',
@@ -23,8 +25,8 @@ export const stackEnv = {
   ...(existsSync(HOST_CA_BUNDLE) ? { WEFT_SANDBOX_CA_CERTS: HOST_CA_BUNDLE } : {}),
 };
 
-/** nats, redis, gateway, inference, tools, sandbox, proxy. */
-const SERVICES = 7;
+/** nats, redis, gateway, inference, tools, sandbox, proxy, and the e2e tier's gitserver. */
+const SERVICES = 8;
 
 export const gatewayUrl = `http://127.0.0.1:${stackEnv.WEFT_PORT}`;
 

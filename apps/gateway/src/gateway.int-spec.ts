@@ -101,7 +101,8 @@ describe('gateway over HTTP', () => {
     expect(refused).toMatchObject({ status: 403, json: { error: { code: 'AUTH.FORBIDDEN' } } });
     expect(refused.json.error?.message).toContain("'evil.example'");
     const bad = await api('POST', '/v1/workspaces', key, { git: { url: 'ext::sh -c id' } });
-    expect(bad).toMatchObject({ status: 400, json: { error: { code: 'COMMON.VALIDATION_FAILED' } } });
+    expect(bad).toMatchObject({ status: 400, json: { error: { code: 'COMMON.VALIDATION_FAILED' } } });    // What a client asks before it offers the import.
+    expect(await api('GET', '/v1/settings', key)).toMatchObject({ status: 200, json: { gitImportHosts: ['git.example.com'], workspaceUploadMaxBytes: UPLOAD_LIMIT } });
   });
 
   it('creates workspaces from {} or a tar.gz, serves files and rejects a bad archive naming the entry', async () => {

@@ -1,12 +1,9 @@
-import { AppError, ErrorCode, type GitSource, gitSourceSchema } from '@weft/contracts';
-import { z } from 'zod';
+import { AppError, ErrorCode, type GitSource, createWorkspaceJsonBodySchema } from '@weft/contracts';
 
 export const GZIP_TYPES = ['application/gzip', 'application/x-gzip'];
 
 /** What `POST /v1/workspaces` was given: nothing (an empty workspace), a tar.gz, or a git URL. */
 export type WorkspaceUpload = { kind: 'empty' } | { kind: 'archive'; archive: Buffer } | { kind: 'git'; git: GitSource };
-
-const jsonBodySchema = z.strictObject({ git: gitSourceSchema.optional() });
 
 /** Reads the upload from the already-parsed body (express.json or express.raw). */
 export function parseWorkspaceUpload(contentType: string | undefined, body: unknown): WorkspaceUpload {
@@ -23,7 +20,7 @@ export function parseWorkspaceUpload(contentType: string | undefined, body: unkn
       `Unsupported Content-Type ${type}: send application/json {} or application/gzip (a tar.gz)`,
     );
   }
-  const parsed = jsonBodySchema.safeParse(body ?? {});
+  const parsed = createWorkspaceJsonBodySchema.safeParse(body ?? {});
   if (!parsed.success) {
     const fields = parsed.error.issues.map((i) => {
       const where = [...i.path, ...('keys' in i ? i.keys : [])].join('.') || 'body';

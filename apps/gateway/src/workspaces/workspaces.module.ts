@@ -5,12 +5,13 @@ import { WorkspaceFilesClient } from './workspace-files.client';
 import { WorkspaceLocks } from './workspace-locks';
 import { WorkspaceQuotaGuard } from './workspace-quota-guard';
 import { WorkspaceSyncService } from './workspace-sync.service';
+import { SettingsController } from './settings.controller';
 import { WorkspacesController } from './workspaces.controller';
 import { WorkspacesRepository } from './workspaces.repository';
 import { WorkspacesService } from './workspaces.service';
 
 @Module({
-  controllers: [WorkspacesController, WorkspaceExpiryController],
+  controllers: [WorkspacesController, WorkspaceExpiryController, SettingsController],
   providers: [WorkspacesRepository, WorkspaceFilesClient, WorkspacesService, WorkspaceQuotaGuard, WorkspaceLocks, WorkspaceSyncService, WorkspaceExpiry],
   exports: [WorkspacesService, WorkspaceQuotaGuard],
 })

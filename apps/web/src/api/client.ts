@@ -1,6 +1,6 @@
 import { ApiCaller, type ApiTransport, type SendRequest, apiRoutes, httpErrorBodySchema } from '@weft/contracts';
 import { ApiError, NETWORK_ERROR, UNEXPECTED_RESPONSE } from './api-error';
-import type { ChainListing, FileEntry, Me, ModelInfo, Note, PermissionDecision, Session, SessionSummary, Workspace } from './schemas';
+import type { ChainListing, FileEntry, Me, ModelInfo, Note, PermissionDecision, ServerSettings, Session, SessionSummary, Workspace } from './schemas';
 
 /** A plain call's deadline; uploads and downloads get longer, the event stream none. */
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -30,6 +30,18 @@ export class ApiClient {
   async uploadWorkspace(archive: Blob, name: string): Promise<string> {
     const signal = AbortSignal.timeout(TRANSFER_TIMEOUT_MS);
     return (await this.api.json(apiRoutes.createWorkspace, { query: { name }, body: archive, contentType: 'application/gzip', signal })).id;
+  }
+
+  /** A workspace cloned by the server from a repository on one of `settings().gitImportHosts`. */
+  async importWorkspace(git: { url: string; ref?: string }, name?: string): Promise<string> {
+    const body = JSON.stringify({ git });
+    const signal = AbortSignal.timeout(TRANSFER_TIMEOUT_MS);
+    return (await this.api.json(apiRoutes.createWorkspace, { query: { name }, body, contentType: 'application/json', signal })).id;
+  }
+
+  /** What this server allows: the hosts git import may clone from (none: it is off), the upload limit. */
+  settings(): Promise<ServerSettings> {
+    return this.api.json(apiRoutes.settings, {});
   }
 
   async sessions(): Promise<SessionSummary[]> {

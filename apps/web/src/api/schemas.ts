@@ -1,4 +1,4 @@
-import type { chainsSchema, fileEntrySchema, folderSchema, meSchema, modelsSchema, noteSchema, sessionSchema, sessionSummarySchema, workspaceSummarySchema } from '@weft/contracts';
+import type { chainsSchema, fileEntrySchema, folderSchema, meSchema, modelsSchema, noteSchema, serverSettingsSchema, sessionSchema, sessionSummarySchema, workspaceSummarySchema } from '@weft/contracts';
 import type { z } from 'zod';
 
 /** The answers this page reads, typed from the gateway's own schemas (libs/contracts). */
@@ -9,6 +9,7 @@ export type SessionSummary = z.infer<typeof sessionSummarySchema>;
 export type Session = z.infer<typeof sessionSchema>;
 export type FileEntry = z.infer<typeof fileEntrySchema>;
 export type Folder = z.infer<typeof folderSchema>;
+export type ServerSettings = z.infer<typeof serverSettingsSchema>;
 export type Note = z.infer<typeof noteSchema>;
 export type ChainListing = z.infer<typeof chainsSchema>['chains'][number];
 export type PermissionDecision = 'allow_once' | 'allow_always' | 'deny';

@@ -6,9 +6,12 @@ import { formatBytes } from '../time';
 import { archiveBaseName, archiveForUpload, archiveKind } from '../upload/archive';
 import { type PickedFolder, folderFromDrop, folderFromInput, packFolder } from '../upload/pack-folder';
 
-type Source = 'upload' | 'archive' | 'existing';
+type Source = 'upload' | 'archive' | 'git' | 'existing';
 
-/** A new session: a model and a workspace, uploaded from a folder or an archive here, or one already on the server. */
+/**
+ * A new session: a model and a workspace, uploaded from a folder or an archive here, cloned from
+ * git where the server allows it, or one already on the server.
+ */
 export function NewSession({ api, onCreated }: { api: ApiClient; onCreated: (sessionId: string) => void }) {
   const [models, setModels] = useState<ModelInfo[] | null>(null);
   const [workspaces, setWorkspaces] = useState<Workspace[]>([]);
@@ -17,6 +20,9 @@ export function NewSession({ api, onCreated }: { api: ApiClient; onCreated: (ses
   const [source, setSource] = useState<Source>('upload');
   const [folder, setFolder] = useState<PickedFolder | null>(null);
   const [archive, setArchive] = useState<File | null>(null);
+  const [gitHosts, setGitHosts] = useState<string[]>([]);
+  const [gitUrl, setGitUrl] = useState('');
+  const [gitRef, setGitRef] = useState('');
   const [workspaceId, setWorkspaceId] = useState('');
   const [progress, setProgress] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -24,8 +30,9 @@ export function NewSession({ api, onCreated }: { api: ApiClient; onCreated: (ses
 
   useEffect(() => {
     if (folderInput.current) folderInput.current.webkitdirectory = true;
-    Promise.all([api.models(), api.workspaces()]).then(
-      ([m, w]) => {
+    Promise.all([api.models(), api.workspaces(), api.settings()]).then(
+      ([m, w, settings]) => {
+        setGitHosts(settings.gitImportHosts);
         setModels(m);
         setModel((current) => current || m[0]?.id || '');
         setWorkspaces(w);
@@ -69,6 +76,10 @@ export function NewSession({ api, onCreated }: { api: ApiClient; onCreated: (ses
         const packed = await archiveForUpload(archive);
         setProgress(`Uploading ${formatBytes(packed.size)}…`);
         id = await api.uploadWorkspace(packed, archiveBaseName(archive.name));
+      } else if (source === 'git') {
+        if (!gitUrl.trim()) throw new Error('Give the repository URL to clone.');
+        setProgress(`Cloning ${gitUrl.trim()}…`);
+        id = await api.importWorkspace({ url: gitUrl.trim(), ...(gitRef.trim() ? { ref: gitRef.trim() } : {}) });
       } else if (!id) throw new Error('Choose a workspace.');
       setProgress('Creating the session…');
       onCreated(await api.createSession({ workspaceId: id, model, ...(title.trim() ? { title: title.trim() } : {}) }));
@@ -105,6 +116,12 @@ export function NewSession({ api, onCreated }: { api: ApiClient; onCreated: (ses
             <input type="radio" name="source" value="archive" checked={source === 'archive'} onChange={() => setSource('archive')} />
             Upload an archive (.tar.gz, .tgz, .tar, .zip)
           </label>
+          {gitHosts.length > 0 ? (
+            <label className="inline">
+              <input type="radio" name="source" value="git" checked={source === 'git'} onChange={() => setSource('git')} />
+              Import from git
+            </label>
+          ) : null}
           <label className="inline">
             <input
               type="radio"
@@ -117,7 +134,24 @@ export function NewSession({ api, onCreated }: { api: ApiClient; onCreated: (ses
             Use one of my workspaces{workspaces.length === 0 ? ' (none yet)' : ''}
           </label>
 
-          {source === 'archive' ? (
+          {source === 'git' ? (
+            <div className="stack">
+              <label htmlFor="git-url">Repository URL</label>
+              <input
+                id="git-url"
+                type="url"
+                value={gitUrl}
+                placeholder={`https://${gitHosts[0] ?? 'git.example.com'}/team/project.git`}
+                aria-describedby="git-hosts"
+                onChange={(event) => setGitUrl(event.target.value)}
+              />
+              <p className="hint" id="git-hosts">
+                This server clones from {gitHosts.join(', ')}: one branch, without its history; .git is left out.
+              </p>
+              <label htmlFor="git-ref">Branch or tag (optional)</label>
+              <input id="git-ref" value={gitRef} onChange={(event) => setGitRef(event.target.value)} maxLength={255} />
+            </div>
+          ) : source === 'archive' ? (
             <DropZone onDrop={(event) => void onDrop(event)}>
               <label htmlFor="archive-input">Choose an archive, or drop one here</label>
               <input

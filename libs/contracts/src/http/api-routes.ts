@@ -4,6 +4,7 @@ import { addNoteBodySchema, auditQuerySchema, createWorkspaceQuerySchema, expire
 import { answerPermissionBodySchema, putRulesBodySchema } from './permission-bodies';
 import * as answers from './responses';
 import { createSessionBodySchema, exportQuerySchema, postMessageBodySchema, runChainBodySchema, updateSessionBodySchema } from './session-bodies';
+import { createWorkspaceJsonBodySchema, serverSettingsSchema } from './settings';
 import { createKeyBodySchema, createUserBodySchema, deleteUserBodySchema, updateUserBodySchema } from './user-bodies';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -26,6 +27,8 @@ export interface ApiRoute {
   readonly query?: z.ZodType;
   /** A JSON body's schema; `gzip` for a tar.gz upload. */
   readonly body?: z.ZodType | 'gzip';
+  /** A JSON body the route takes instead of its `gzip` one. */
+  readonly jsonInstead?: z.ZodType;
   /** A JSON answer's schema; a string is the content type of an answer that is not JSON. */
   readonly response?: z.ZodType | string;
   /** A route that speaks another vendor's API: its own error shape and schemas. */
@@ -69,7 +72,8 @@ export const apiRoutes = {
   sandboxCheck: route({ method: 'POST', path: '/v1/sandbox/check', summary: 'Runs `true` in a throwaway sandbox container; 503 when none can', tag: 'Sandbox', auth: 'user', response: answers.sandboxCheckSchema }),
 
   // ---- Workspaces -------------------------------------------------------------------------------
-  createWorkspace: route({ method: 'POST', path: '/v1/workspaces', summary: 'Upload a folder as a tar.gz (or `{}` for an empty workspace)', tag: 'Workspaces', auth: 'user', status: 201, query: createWorkspaceQuerySchema, body: 'gzip', response: answers.createdSchema }),
+  settings: route({ method: 'GET', path: '/v1/settings', summary: 'What this server allows clients: git import hosts, the upload limit', tag: 'Workspaces', auth: 'user', response: serverSettingsSchema }),
+  createWorkspace: route({ method: 'POST', path: '/v1/workspaces', summary: 'A workspace from a tar.gz, a git repository on an allowed host (JSON `{ git }`), or empty (`{}`)', tag: 'Workspaces', auth: 'user', status: 201, query: createWorkspaceQuerySchema, body: 'gzip', jsonInstead: createWorkspaceJsonBodySchema, response: answers.createdSchema }),
   workspaces: route({ method: 'GET', path: '/v1/workspaces', summary: "The caller's workspaces, with size and last use", tag: 'Workspaces', auth: 'user', response: answers.workspacesSchema }),
   workspace: route({ method: 'GET', path: '/v1/workspaces/:id', summary: 'One workspace', tag: 'Workspaces', auth: 'user', response: answers.workspaceSummarySchema }),
   renameWorkspace: route({ method: 'PATCH', path: '/v1/workspaces/:id', summary: 'Rename a workspace', tag: 'Workspaces', auth: 'user', body: renameWorkspaceBodySchema, response: answers.workspaceSummarySchema }),

@@ -8,3 +8,4 @@ export * from './permission-rules';
 export * from './responses';
 export * from './session-bodies';
 export * from './user-bodies';
+export * from './settings';

@@ -68,7 +68,11 @@ function operation(name: string, route: ApiRoute, path: string): Operation {
       default: route.compatible ? { description: `An error in ${route.compatible === 'openai' ? 'OpenAI' : 'Anthropic'}'s shape` } : { description: 'An error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
     },
   };
-  if (route.body) op.requestBody = { required: route.body === 'gzip' || !route.body.safeParse(undefined).success, content: content(route.body === 'gzip' ? 'application/gzip' : route.body, 'input') };
+  if (route.body) {
+    const body = content(route.body === 'gzip' ? 'application/gzip' : route.body, 'input');
+    const instead = route.jsonInstead ? content(route.jsonInstead, 'input') : {};
+    op.requestBody = { required: route.body === 'gzip' || !route.body.safeParse(undefined).success, content: { ...body, ...instead } };
+  }
   return op;
 }
 
