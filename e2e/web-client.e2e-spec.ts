@@ -234,6 +234,8 @@ describe('the web client in Chromium, served by the gateway', () => {
     await files.getByRole('button', { name: /greet\.js/ }).click();
     await files.locator('li[data-path="src/greet.js"][data-changed]').waitFor();
     await expect.poll(textOf(page.getByLabel('Contents of src/greet.js')), eventually).toContain("return 'Hello from Weft, ' + name;");
+    // The line the edit changed (the second) is marked beside the line numbers.
+    await expect.poll(() => page.getByLabel('Contents of src/greet.js').getAttribute('data-changed-lines'), eventually).toBe('2');
     await shot('chat');
     expect(await accessibilityViolations()).toEqual([]);
 

@@ -15,16 +15,31 @@ function languageOf(path: string): string | null {
   return ext && lowlight.registered(ext) ? ext : null;
 }
 
-/** A file's text with syntax highlighting chosen by its name (highlight.js through lowlight). */
-export function CodeView({ path, text }: { path: string; text: string }) {
+/**
+ * A file's text with syntax highlighting chosen by its name (highlight.js through lowlight), line
+ * numbers beside it, and the lines in `changed` marked there.
+ */
+export function CodeView({ path, text, changed = NO_LINES }: { path: string; text: string; changed?: ReadonlySet<number> }) {
   const content = useMemo(() => {
     const language = languageOf(path);
     if (!language || text.length > MAX_HIGHLIGHT_CHARS || !lowlight.registered(language)) return text;
     return toJsxRuntime(lowlight.highlight(language, text), { Fragment, jsx, jsxs });
   }, [path, text]);
+  const lineCount = text.endsWith('\n') ? text.split('\n').length - 1 : text.split('\n').length;
   return (
-    <pre className="code" tabIndex={0} aria-label={`Contents of ${path}`}>
-      <code className="hljs">{content}</code>
-    </pre>
+    <div className="code">
+      <ol className="gutter" aria-hidden="true">
+        {Array.from({ length: lineCount }, (_, index) => (
+          <li key={index} className={changed.has(index + 1) ? 'changed' : undefined}>
+            {index + 1}
+          </li>
+        ))}
+      </ol>
+      <pre tabIndex={0} aria-label={`Contents of ${path}`} data-changed-lines={[...changed].join(',')}>
+        <code className="hljs">{content}</code>
+      </pre>
+    </div>
   );
 }
+
+const NO_LINES: ReadonlySet<number> = new Set();

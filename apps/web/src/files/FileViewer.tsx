@@ -3,6 +3,7 @@ import type { ApiClient } from '../api/client';
 import { CodeView } from '../components/CodeView';
 import { ErrorMessage } from '../components/ErrorMessage';
 import { formatBytes } from '../time';
+import { changedLines } from './changed-lines';
 
 /** Past this, the viewer offers no preview (the archive download has the file). */
 const MAX_PREVIEW_BYTES = 1024 * 1024;
@@ -12,6 +13,7 @@ type Loaded = { text: string } | { binary: number } | { tooLarge: number };
 /** One file of the workspace, reloaded when the agent may have changed it. */
 export function FileViewer({ api, workspaceId, path, version, onClose }: { api: ApiClient; workspaceId: string; path: string; version: number; onClose: () => void }) {
   const [loaded, setLoaded] = useState<Loaded | null>(null);
+  const [changed, setChanged] = useState<ReadonlySet<number>>(new Set());
   const [error, setError] = useState<unknown>(null);
 
   useEffect(() => {
@@ -29,6 +31,11 @@ export function FileViewer({ api, workspaceId, path, version, onClose }: { api: 
         (result) => live && setLoaded(result),
         (err: unknown) => live && setError(err),
       );
+    // The lines the workspace's patch adds or changes; without it the viewer just marks none.
+    api.patch(workspaceId).then(
+      (patch) => live && setChanged(changedLines(patch, path)),
+      () => live && setChanged(new Set()),
+    );
     return () => {
       live = false;
     };
@@ -44,7 +51,12 @@ export function FileViewer({ api, workspaceId, path, version, onClose }: { api: 
       </header>
       <ErrorMessage error={error} />
       {loaded === null && !error ? <p role="status">Loading…</p> : null}
-      {loaded && 'text' in loaded ? <CodeView path={path} text={loaded.text} /> : null}
+      {loaded && 'text' in loaded && changed.size > 0 ? (
+        <p className="hint">
+          {changed.size} {changed.size === 1 ? 'line' : 'lines'} added or changed since upload, marked beside the line numbers.
+        </p>
+      ) : null}
+      {loaded && 'text' in loaded ? <CodeView path={path} text={loaded.text} changed={changed} /> : null}
       {loaded && 'binary' in loaded ? <p className="hint">A binary file ({formatBytes(loaded.binary)}): no preview.</p> : null}
       {loaded && 'tooLarge' in loaded ? <p className="hint">{formatBytes(loaded.tooLarge)}: too large to preview here.</p> : null}
     </section>
