@@ -40,9 +40,13 @@ export function ToolCard({ api, sessionId, tool }: { api: ApiClient; sessionId: 
       {showDiff ? <DiffView diff={view.diff!} label={`Changes to ${String(tool.args.path ?? '')}`} /> : null}
       {isCommand && tool.name === 'execute_code' ? <pre className="output">{String(tool.args.code ?? '')}</pre> : null}
       {tool.live && !tool.result ? (
-        <pre className="output live" aria-label={`Output of ${view.subject || tool.name}`} aria-live="off">
-          {tool.live}
-        </pre>
+        // Open while it runs; a person may fold a long run's output away and keep reading.
+        <details className="result" open>
+          <summary>Output so far ({tool.live.split('\n').length - 1} lines)</summary>
+          <pre className="output live" aria-label={`Output of ${view.subject || tool.name}`} aria-live="off">
+            {tool.live}
+          </pre>
+        </details>
       ) : null}
       {tool.live && tool.result && !tool.result.output.includes(tool.live.trim()) ? (
         // A run stopped (cancelled, killed): its result does not carry what it printed.
