@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const script = resolve(__dirname, 'make-test-model.mjs');
 const run = promisify(execFile);
 
-describe('make-test-model', () => {
+// Each test runs the generator (and one loads a model): seconds each on a loaded 2-core machine.
+describe('make-test-model', { timeout: 60_000 }, () => {
   let dir: string;
   let modelPath: string;
 
