@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
+import { AccountApi } from './api/account-client';
 import { ApiError } from './api/api-error';
 import { ApiClient } from './api/client';
 import { forgetKey, loadKey, saveKey } from './api/key-store';
@@ -45,6 +46,7 @@ export function App() {
   }, []);
 
   const api = useMemo(() => (auth.state === 'signed-in' ? new ApiClient(auth.key) : null), [auth]);
+  const account = useMemo(() => (auth.state === 'signed-in' ? new AccountApi(auth.key) : null), [auth]);
 
   switch (auth.state) {
     case 'signed-out':
@@ -79,6 +81,6 @@ export function App() {
         </main>
       );
     case 'signed-in':
-      return api ? <Shell api={api} me={auth.me} onSignOut={signOut} /> : null;
+      return api && account ? <Shell api={api} account={account} me={auth.me} onSignOut={signOut} /> : null;
   }
 }
