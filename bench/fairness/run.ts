@@ -4,12 +4,14 @@
  * runs agent turns alone, then again while user A keeps BENCH_A_SESSIONS (16) agent sessions busy
  * for BENCH_SECONDS (60). It prints B's time to first token alone and under A's load side by
  * side, each user's share of the generated tokens, errors, and lost events (a turn whose live
- * stream differs from its stored log, or whose deltas do not add up to its message). Not a test:
- * figures only. Model: BENCH_MODEL (`tiny`, the generated GGUF; replies capped at
+ * stream differs from its stored log, or whose deltas do not add up to its message), and the
+ * gateway's memory in the first and last minute of the load. The soak: BENCH_A_SESSIONS=50
+ * BENCH_SECONDS=600. Not a test: figures only. Model: BENCH_MODEL (`tiny`, the generated GGUF; replies capped at
  * BENCH_REPLY_TOKENS, 32).
  */
 import { gatewayUrl, stackEnv, startStack, stopStack } from '../../e2e/support/stack';
 import { BenchUser, type TurnReport } from './client';
+import { GatewayMemory } from './gateway-memory';
 import { percentile, table } from '../inference/stats';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
@@ -45,10 +47,13 @@ async function main(): Promise<void> {
         }
       }
     };
+    const memory = new GatewayMemory(stack.base, stack.adminToken);
+    memory.start();
     const aLoops = Array.from({ length: A_SESSIONS }, () => loop(a, loaded.a));
     // B starts once A's turns fill the worker's queue.
     await new Promise((r) => setTimeout(r, 3000));
     await Promise.all([...aLoops, loop(b, loaded.b)]);
+    memory.stop();
 
     const failed = [...alone, ...loaded.a, ...loaded.b].filter((t) => t.outcome !== 'turn.completed').length;
     const lost = [...alone, ...loaded.a, ...loaded.b].reduce((sum, t) => sum + t.lostEvents, 0);
@@ -68,6 +73,7 @@ async function main(): Promise<void> {
     );
     console.log(`\nUnder load: generated tokens A ${tokens(loaded.a)} (${share(tokens(loaded.a), total)}, ${loaded.a.length} turns), B ${tokens(loaded.b)} (${share(tokens(loaded.b), total)}, ${loaded.b.length} turns)`);
     console.log(`errors ${errors}, turns not completed ${failed}, lost events ${lost}`);
+    console.log(memory.summary());
     const reasons = new Map<string, number>();
     for (const t of [...alone, ...loaded.a, ...loaded.b]) if (t.failure) reasons.set(t.failure, (reasons.get(t.failure) ?? 0) + 1);
     for (const [reason, count] of reasons) console.log(`  ${count} × ${reason}`);
