@@ -1,4 +1,4 @@
-import { type DragEvent, type FormEvent, type ReactNode, useEffect, useRef, useState } from 'react';
+import { type DragEvent, type FormEvent, type ReactNode, useEffect, useState } from 'react';
 import type { ApiClient } from '../api/client';
 import type { ModelInfo, Workspace } from '../api/schemas';
 import { ErrorMessage } from '../components/ErrorMessage';
@@ -26,10 +26,8 @@ export function NewSession({ api, onCreated }: { api: ApiClient; onCreated: (ses
   const [workspaceId, setWorkspaceId] = useState('');
   const [progress, setProgress] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
-  const folderInput = useRef<HTMLInputElement>(null);
 
   useEffect(() => {
-    if (folderInput.current) folderInput.current.webkitdirectory = true;
     Promise.all([api.models(), api.workspaces(), api.settings()]).then(
       ([m, w, settings]) => {
         setGitHosts(settings.gitImportHosts);
@@ -156,6 +154,7 @@ export function NewSession({ api, onCreated }: { api: ApiClient; onCreated: (ses
               <label htmlFor="archive-input">Choose an archive, or drop one here</label>
               <input
                 id="archive-input"
+                key="archive-input"
                 type="file"
                 accept=".tar.gz,.tgz,.tar,.zip,application/gzip,application/x-tar,application/zip"
                 onChange={(event) => setArchive(event.target.files?.[0] ?? null)}
@@ -173,7 +172,11 @@ export function NewSession({ api, onCreated }: { api: ApiClient; onCreated: (ses
               <label htmlFor="folder-input">Choose a folder, or drop one here</label>
               <input
                 id="folder-input"
-                ref={folderInput}
+                key="folder-input"
+                // Set on the element itself (React has no prop for it), each time it is made.
+                ref={(input) => {
+                  if (input) input.webkitdirectory = true;
+                }}
                 type="file"
                 multiple
                 onChange={(event) => event.target.files && setFolder(folderFromInput(event.target.files))}
