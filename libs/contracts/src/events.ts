@@ -123,6 +123,7 @@ export const sessionEventSchema = z.discriminatedUnion('type', [
     type: z.literal('subtask.started'),
     turnId: z.string(),
     threadId: z.string(),
+    /** Counts from 1. */
     index: z.number().int(),
     total: z.number().int(),
     title: z.string(),
@@ -131,6 +132,7 @@ export const sessionEventSchema = z.discriminatedUnion('type', [
     type: z.literal('subtask.completed'),
     turnId: z.string(),
     threadId: z.string(),
+    /** Counts from 1. */
     index: z.number().int(),
     total: z.number().int(),
     title: z.string(),
@@ -173,6 +175,7 @@ export const sessionEventSchema = z.discriminatedUnion('type', [
     turnId: z.string(),
     chain: z.string(),
     step: z.string(),
+    /** Counts from 1. */
     index: z.number().int(),
     total: z.number().int(),
     kind: z.enum(['prompt', 'tool']),
@@ -182,6 +185,7 @@ export const sessionEventSchema = z.discriminatedUnion('type', [
     turnId: z.string(),
     chain: z.string(),
     step: z.string(),
+    /** Counts from 1. */
     index: z.number().int(),
     total: z.number().int(),
     isError: z.boolean(),

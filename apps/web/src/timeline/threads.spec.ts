@@ -12,19 +12,19 @@ function ev(event: Record<string, unknown> & { type: StoredSessionEvent['type'] 
 const list = { id: 'call_1', name: 'list_directory', arguments: { path: '.' } };
 const delegate = { id: 'call_2', name: 'delegate', arguments: { task: 'write the tests' } };
 
-/** A planning turn of two subtasks, the first listing the workspace, as the planner emits it. */
+/** A planning turn of two subtasks, the first listing the workspace, as the planner emits it (indexes from 1). */
 function planningTurn(): StoredSessionEvent[] {
   seq = 0;
   return [
     ev({ type: 'message.created', role: 'user', content: 'survey it' }),
     ev({ type: 'turn.started', model: 'scripted/planner' }),
     ev({ type: 'plan.created', plan: 'Survey, then report.', subtasks: [{ title: 'Survey', description: 'List the files.' }, { title: 'Report', description: 'Say what is there.' }] }),
-    ev({ type: 'subtask.started', threadId: 'sub_1', index: 0, total: 2, title: 'Survey' }),
+    ev({ type: 'subtask.started', threadId: 'sub_1', index: 1, total: 2, title: 'Survey' }),
     ev({ type: 'message.delta', threadId: 'sub_1', text: 'Listing.' }),
     ev({ type: 'tool.called', threadId: 'sub_1', call: list }),
     ev({ type: 'tool.completed', threadId: 'sub_1', callId: 'call_1', name: 'list_directory', isError: false, output: 'src/' }),
-    ev({ type: 'subtask.completed', threadId: 'sub_1', index: 0, total: 2, title: 'Survey', status: 'completed', summary: 'Listed the top level.' }),
-    ev({ type: 'subtask.started', threadId: 'sub_2', index: 1, total: 2, title: 'Report' }),
+    ev({ type: 'subtask.completed', threadId: 'sub_1', index: 1, total: 2, title: 'Survey', status: 'completed', summary: 'Listed the top level.' }),
+    ev({ type: 'subtask.started', threadId: 'sub_2', index: 2, total: 2, title: 'Report' }),
     ev({ type: 'message.delta', threadId: 'sub_2', text: 'Only src/.' }),
   ];
 }

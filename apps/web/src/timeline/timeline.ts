@@ -186,11 +186,12 @@ function apply(t: Draft, e: StoredSessionEvent): void {
     case 'plan.created':
       t.items.push({ kind: 'plan', eventId: e.id, turnId: e.turnId, plan: e.plan, subtasks: e.subtasks.map((s) => ({ ...s, status: 'pending' })) });
       return;
+    // A subtask's and a chain step's `index` count from 1.
     case 'subtask.started':
-      updateSubtask(t, e.turnId, e.index, { status: 'running', threadId: e.threadId });
+      updateSubtask(t, e.turnId, e.index - 1, { status: 'running', threadId: e.threadId });
       return;
     case 'subtask.completed':
-      updateSubtask(t, e.turnId, e.index, { status: e.status, threadId: e.threadId, summary: e.summary });
+      updateSubtask(t, e.turnId, e.index - 1, { status: e.status, threadId: e.threadId, summary: e.summary });
       return;
     case 'delegation.started':
       notice(t, e, 'info', `${e.from} hands a task to ${e.to}`, e.task);
@@ -202,7 +203,7 @@ function apply(t: Draft, e: StoredSessionEvent): void {
       notice(t, e, 'info', `Noted for this workspace: ${e.text}`);
       return;
     case 'chain.step.started':
-      notice(t, e, 'info', `Chain ${e.chain}, step ${e.index + 1}/${e.total}: ${e.step}`);
+      notice(t, e, 'info', `Chain ${e.chain}, step ${e.index}/${e.total}: ${e.step}`);
       return;
     case 'chain.step.completed':
       notice(t, e, e.isError ? 'error' : 'success', `Chain ${e.chain}, step ${e.step} ${e.isError ? 'failed' : 'done'}`);
