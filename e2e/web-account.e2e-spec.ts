@@ -1,10 +1,9 @@
-import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
-import { type Browser, type BrowserContext, type Locator, type Page, chromium } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, call } from './support/api';
+import { accessibilityViolations, eventually, launchChromium, textOf } from './support/browser';
 import { gatewayUrl } from './support/stack';
 
 /**
@@ -13,7 +12,6 @@ import { gatewayUrl } from './support/stack';
  * edits their instructions, makes and revokes a key of their own, reads their usage and limits,
  * and is told the Admin page is not theirs.
  */
-const CHROMIUM = process.env.WEFT_E2E_CHROMIUM ?? '/usr/bin/chromium';
 const SCREENSHOTS = resolve(__dirname, '../docs/screenshots');
 const suffix = Date.now().toString(36);
 const LEAD = `lead-${suffix}`;
@@ -25,28 +23,6 @@ const pageErrors: string[] = [];
 let leadKey: string;
 /** Made by the admin on the Admin page, then used by the member to sign in. */
 let member: { id: string; key: string };
-
-interface Violation {
-  id: string;
-  impact: string | null;
-  help: string;
-  targets: string[];
-}
-
-/** axe-core in the page (evaluated, so the page's CSP does not stand in its way). */
-async function accessibilityViolations(page: Page): Promise<string[]> {
-  const source = await readFile(createRequire(__filename).resolve('axe-core/axe.min.js'), 'utf8');
-  await page.evaluate(source);
-  const violations = await page.evaluate<Violation[]>(
-    `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({
-       id: v.id, impact: v.impact, help: v.help, targets: v.nodes.slice(0, 3).map((n) => JSON.stringify(n.target)) })))`,
-  );
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.impact} ${v.id}: ${v.help} ${v.targets.join(' ')}`);
-}
-
-/** playwright-core has no retrying assertions: poll with vitest's. */
-const eventually = { timeout: 30_000, interval: 100 };
-const textOf = (locator: Locator) => () => locator.textContent({ timeout: 1_000 }).then((t) => t ?? '', () => '');
 
 async function signedInPage(key: string): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, acceptDownloads: true });
@@ -81,14 +57,10 @@ async function shownKey(page: Page): Promise<string> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: apt-get install -y chromium (or set WEFT_E2E_CHROMIUM)`);
   await mkdir(SCREENSHOTS, { recursive: true });
   const lead = await admin('POST', '/v1/admin/users', { name: LEAD, role: 'admin' });
   leadKey = (await admin('POST', `/v1/admin/users/${(lead.body as { id: string }).id}/keys`, { name: 'browser' })).body.key as string;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

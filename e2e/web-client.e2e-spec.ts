@@ -1,16 +1,15 @@
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import type { StoredSessionEvent } from '@weft/contracts';
 import { createParser } from 'eventsource-parser';
 import { zipSync } from 'fflate';
-import { type Browser, type BrowserContext, type Locator, type Page, chromium } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newUserKey } from './support/api';
+import { accessibilityViolations, eventually, launchChromium, textOf } from './support/browser';
 import { gatewayUrl } from './support/stack';
 
 /**
@@ -19,7 +18,6 @@ import { gatewayUrl } from './support/stack';
  * e2e/scripts/web-edit-run.json lists, edits (asks), runs `make` (asks, streams output), answers.
  */
 const run = promisify(execFile);
-const CHROMIUM = process.env.WEFT_E2E_CHROMIUM ?? '/usr/bin/chromium';
 const SCREENSHOTS = resolve(__dirname, '../docs/screenshots');
 const MODEL = 'scripted/web-edit-run';
 const GREET = "export function greet(name) {\n  return 'Hello, ' + name;\n}\n";
@@ -78,41 +76,14 @@ async function sessionLog(sessionId: string, turns = 1): Promise<StoredSessionEv
   return events;
 }
 
-interface Violation {
-  id: string;
-  impact: string | null;
-  help: string;
-  targets: string[];
-}
-
-/** axe-core in the page (evaluated, so the page's CSP does not stand in its way). */
-async function accessibilityViolations(): Promise<string[]> {
-  const source = await readFile(createRequire(__filename).resolve('axe-core/axe.min.js'), 'utf8');
-  await page.evaluate(source);
-  // Strings, not functions: this file is type-checked without the DOM's types.
-  const violations = await page.evaluate<Violation[]>(
-    `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({
-       id: v.id, impact: v.impact, help: v.help, targets: v.nodes.slice(0, 3).map((n) => JSON.stringify(n.target)) })))`,
-  );
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.impact} ${v.id}: ${v.help} ${v.targets.join(' ')}`);
-}
-
-/** playwright-core has no retrying assertions: poll with vitest's. */
-const eventually = { timeout: 30_000, interval: 100 };
-const textOf = (locator: Locator) => () => locator.textContent({ timeout: 1_000 }).then((t) => t ?? '', () => '');
 const STORED_KEY = "localStorage.getItem('weft.apiKey')";
 const shot = (name: string) => page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: apt-get install -y chromium (or set WEFT_E2E_CHROMIUM)`);
   home = await mkdtemp(join(tmpdir(), 'weft-e2e-web-'));
   await mkdir(SCREENSHOTS, { recursive: true });
   key = await newUserKey(`web-${Date.now().toString(36)}`);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    // As root in a container, without a GPU, on a machine whose outbound network is closed.
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
   context = await browser.newContext({ viewport: { width: 1400, height: 900 }, acceptDownloads: true });
   context.setDefaultTimeout(30_000);
   page = await context.newPage();
@@ -150,7 +121,7 @@ describe('the web client in Chromium, served by the gateway', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect.poll(textOf(page.getByRole('alert')), eventually).toContain('The gateway refused this key');
     await shot('login-error');
-    expect(await accessibilityViolations()).toEqual([]);
+    expect(await accessibilityViolations(page)).toEqual([]);
 
     await page.getByLabel('API key').fill(key);
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -237,7 +208,7 @@ describe('the web client in Chromium, served by the gateway', () => {
     // The line the edit changed (the second) is marked beside the line numbers.
     await expect.poll(() => page.getByLabel('Contents of src/greet.js').getAttribute('data-changed-lines'), eventually).toBe('2');
     await shot('chat');
-    expect(await accessibilityViolations()).toEqual([]);
+    expect(await accessibilityViolations(page)).toEqual([]);
 
     // The patch downloads and applies to the original checkout.
     const [download] = await Promise.all([page.waitForEvent('download'), files.getByRole('button', { name: 'Download patch' }).click()]);
@@ -326,7 +297,7 @@ describe('the web client in Chromium, served by the gateway', () => {
     const markdown = await readFile(await file.path(), 'utf8');
     expect(markdown.split('\n')[0]).toBe('# Slow build, renamed');
     expect(markdown).toContain('Run the slow build.');
-    expect(await accessibilityViolations()).toEqual([]);
+    expect(await accessibilityViolations(page)).toEqual([]);
   });
 
   it('uploads a zip, runs a planning turn whose subtasks tick off in two tabs at once, keeps a note, and runs a chain from its form', async () => {
@@ -396,7 +367,7 @@ describe('the web client in Chromium, served by the gateway', () => {
     await second.reload();
     await second.getByRole('region', { name: 'Notes' }).getByText('The survey lists src/ only.').waitFor();
     await second.close();
-    expect(await accessibilityViolations()).toEqual([]);
+    expect(await accessibilityViolations(page)).toEqual([]);
   });
 
   it("imports a workspace from git, offered because the server allows the host, and shows git's refusal as it is", async () => {
