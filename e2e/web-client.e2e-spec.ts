@@ -329,18 +329,19 @@ describe('the web client in Chromium, served by the gateway', () => {
     await page.getByLabel('Message to the agent').fill('Survey the workspace.');
     await page.getByRole('button', { name: 'Send' }).click();
     for (const tab of [page, second]) {
-      const plan = tab.getByRole('region', { name: 'Plan' });
+      // Exactly: the chat's own region is named after the session ("Survey by plan").
+      const plan = tab.getByRole('region', { name: 'Plan', exact: true });
       await expect.poll(textOf(plan), { ...eventually, timeout: 60_000 }).toContain('2 of 2 subtasks done');
       expect(await plan.locator('[data-status="completed"]').count()).toBe(2);
       await expect.poll(textOf(tab.locator('[data-thread-id] summary').first()), eventually).toContain('Subtask 1 of 2: Survey');
     }
     // The survey's listing is folded under its subtask.
     const survey = page.locator('[data-thread-id]').first();
-    await survey.locator('summary').click();
+    await survey.locator('summary').first().click();
     await survey.getByRole('article', { name: 'Tool call list_directory' }).waitFor();
 
     // Notes: added here, read back from the API, seen by the other tab after a reload.
-    const notes = page.getByRole('region', { name: 'Notes' });
+    const notes = page.getByRole('region', { name: 'Notes', exact: true });
     await notes.getByLabel('Add a note').fill('The survey lists src/ only.');
     await notes.getByRole('button', { name: 'Add note' }).click();
     await notes.getByText('The survey lists src/ only.').waitFor();
@@ -349,7 +350,7 @@ describe('the web client in Chromium, served by the gateway', () => {
     expect(stored.notes.map((n) => n.text)).toEqual(['The survey lists src/ only.']);
 
     // The chain from the zip's .weft/chains, run from its form with an input.
-    const chains = page.getByRole('region', { name: 'Chains' });
+    const chains = page.getByRole('region', { name: 'Chains', exact: true });
     await chains.getByRole('button', { name: 'list' }).click();
     await chains.getByLabel('folder').fill('src');
     await chains.getByRole('button', { name: 'Run chain' }).click();
@@ -365,7 +366,7 @@ describe('the web client in Chromium, served by the gateway', () => {
       await expect.poll(() => timeline.getAttribute('data-last-event-id'), eventually).toBe(log.at(-1)!.id);
     }
     await second.reload();
-    await second.getByRole('region', { name: 'Notes' }).getByText('The survey lists src/ only.').waitFor();
+    await second.getByRole('region', { name: 'Notes', exact: true }).getByText('The survey lists src/ only.').waitFor();
     await second.close();
     expect(await accessibilityViolations(page)).toEqual([]);
   });
