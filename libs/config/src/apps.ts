@@ -77,6 +77,11 @@ export const gatewayConfigSchema = z.object({
   AGENT_LOOP_REPEAT_LIMIT: positiveInt().min(2).default(3),
   /** The same tool error this many times in one turn interrupts it. */
   AGENT_REPEATED_ERROR_LIMIT: positiveInt().min(2).default(3),
+  /**
+   * How long a turn's model step keeps asking, with growing pauses, while every inference
+   * worker's queue is full (INFERENCE.BUSY) before the turn fails with it.
+   */
+  AGENT_INFERENCE_BUSY_WAIT_MS: z.coerce.number().int().min(0).default(120_000),
   /** Prompt plus completion tokens one turn may spend before it is interrupted. */
   AGENT_MAX_TURN_TOKENS: positiveInt().default(1_000_000),
   /** Wall time one turn may run (time spent waiting for a permission answer excluded). */

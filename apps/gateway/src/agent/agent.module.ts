@@ -116,6 +116,7 @@ import { WorkspacesModule } from '../workspaces/workspaces.module';
               config.INFERENCE_TIMEOUT_MS,
               (payload) => nats.publish(Routes.inferenceCancel.subject, payload),
               fleet,
+              config.AGENT_INFERENCE_BUSY_WAIT_MS,
             ),
             files: rpcFileToolsPort(rpc),
             sandbox: meteredSandboxPort(

@@ -3,6 +3,7 @@ import { Routes } from '@weft/contracts';
 import type { RpcClient } from '@weft/messaging';
 import type { FleetInference } from '../fleet/fleet-inference.client';
 import { abortable } from './abortable';
+import { retryWhileBusy } from './busy-retry';
 import type { FileToolsPort, InferencePort, SandboxPort } from './ports';
 
 /**
@@ -15,12 +16,13 @@ export function rpcInferencePort(
   publishCancel: (payload: { requestId: string }) => void,
   /** Routes by heartbeat and session affinity (the worker holding the KV cache); else the queue group. */
   fleet?: FleetInference,
+  /** How long a generation keeps asking while every worker's queue is full (AGENT_INFERENCE_BUSY_WAIT_MS). */
+  busyWaitMs = 0,
 ): InferencePort {
   return {
     async *generate(request: GenerateRequest, signal?: AbortSignal): AsyncIterable<GenerateChunk> {
-      const stream = fleet
-        ? fleet.generate(request, { timeoutMs, signal })
-        : rpc.stream(Routes.inferenceGenerate, request, { timeoutMs, signal });
+      const start = () => (fleet ? fleet.generate(request, { timeoutMs, signal }) : rpc.stream(Routes.inferenceGenerate, request, { timeoutMs, signal }));
+      const stream = retryWhileBusy(start, { waitMs: busyWaitMs, signal });
       const onAbort = () => {
         if (request.requestId) publishCancel(Routes.inferenceCancel.request.parse({ requestId: request.requestId }));
       };

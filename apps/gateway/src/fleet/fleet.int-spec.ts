@@ -6,6 +6,7 @@ import { connectRpcClient, NatsEventBus, type RpcClient } from '@weft/messaging'
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startNats, startRedis, type StartedService } from '../../../../test/support/containers';
+import { rpcInferencePort } from '../agent/rpc-ports';
 import { FakeFleetWorker } from './fake-fleet-worker';
 import { FleetInferenceClient } from './fleet-inference.client';
 import { FleetKeys } from './fleet-keys';
@@ -95,6 +96,19 @@ describe('inference fleet routing over NATS and Redis', () => {
     expect(result?.workerId).toBe(free.workerId);
     expect(busy.requests).toHaveLength(1);
     expect(await redis.get(keys.affinity('wants-busy'))).toBe(free.workerId);
+  });
+
+  it("waits, through the agent's inference port, while the only worker is busy, and streams once it takes the request", async () => {
+    const only = await start('only');
+    only.behaviour = { busy: true };
+    const port = rpcInferencePort(rpc.client, 10_000, () => undefined, fleet, 30_000);
+    setTimeout(() => (only.behaviour = {}), 1500);
+    const chunks: GenerateChunk[] = [];
+    for await (const chunk of port.generate({ model: 'tiny', messages: [{ role: 'user', content: 'hi' }] })) chunks.push(chunk);
+    expect(chunks.at(-1)).toMatchObject({ type: 'done', result: { workerId: only.workerId } });
+    // Asked again with pauses, not once per millisecond.
+    expect(only.requests.length).toBeGreaterThan(1);
+    expect(only.requests.length).toBeLessThan(15);
   });
 
   it('falls back to the queue group when no worker has announced itself', async () => {
