@@ -9,7 +9,8 @@
 #      llama-batched-bench: 1 and 8 sequences (pure llama.cpp, no server);
 #   4. node-llama-cpp in-process vs llama-server at concurrency 1 and 8 (bench/gpu/run.ts);
 #   5. where node-llama-cpp's time goes with 1 and 8 sequences (bench/gpu/batching.ts).
-# GPU_BENCH_STEPS picks steps 3-5 (default: llama-bench,batched,bench,batching).
+# GPU_BENCH_STEPS picks steps 3-5 (default: llama-bench,batched,bench,batching); GPU_BENCH_UV the
+# libuv pool sizes step 4 runs with (default: 1, the worker's).
 # Figures go to stdout and to $OUT (default $GPU_BENCH_WORK/out). CUDA_ARCHITECTURES (default:
 # this machine's GPU's compute capability) and JOBS pass through to the build.
 # Each step's result is kept in $GPU_BENCH_WORK (default /tmp/weft-gpu-bench) and a second run
@@ -89,9 +90,13 @@ fi
 
 if [[ $steps == *,bench,* ]]; then
   step "node-llama-cpp in-process vs llama-server"
-  bench() { UV_THREADPOOL_SIZE=${UV_THREADPOOL_SIZE:-1} GPU_BENCH_MODEL=$model LLAMA_SERVER_BIN=$bin/llama-server GPU_BENCH_JSON=$work/results/bench.json node "$work/bench.mjs"; }
-  result bench.txt bench
-  cp "$work/results/bench.json" "$out/bench.json"
+  # One libuv pool thread is what the worker runs (see docs/inference.md); GPU_BENCH_UV="1 4"
+  # also runs Node's default of four, for the comparison.
+  bench() { UV_THREADPOOL_SIZE=$1 GPU_BENCH_MODEL=$model LLAMA_SERVER_BIN=$bin/llama-server GPU_BENCH_JSON=$work/results/bench-uv$1.json node "$work/bench.mjs"; }
+  for uv in ${GPU_BENCH_UV:-1}; do
+    result "bench-uv$uv.txt" bench "$uv"
+    cp "$work/results/bench-uv$uv.json" "$out/"
+  done
 fi
 
 if [[ $steps == *,batching,* ]]; then
