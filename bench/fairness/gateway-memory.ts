@@ -1,7 +1,9 @@
 /**
  * The gateway's memory over a run, read from its own Prometheus metrics (`/metrics`, admin), to
  * say whether it stays flat under a long load: samples every `everyMs`, then the first and last
- * minute's means side by side.
+ * minute's means side by side, and the heap's low point minute by minute. The heap saws up and
+ * down between major collections (100 MiB and more under this load), so a mean of a few samples
+ * says little; a leak shows as lows that keep rising.
  */
 export class GatewayMemory {
   private readonly samples: Array<{ at: number; rss: number; heap: number }> = [];
@@ -36,8 +38,18 @@ export class GatewayMemory {
     const minutes = ((last - first) / 60_000).toFixed(1);
     return (
       `gateway memory, first minute → last minute (means): RSS ${mean(head, 'rss').toFixed(0)} → ${mean(tail, 'rss').toFixed(0)} MiB (max ${max.toFixed(0)}), ` +
-      `heap used ${mean(head, 'heap').toFixed(0)} → ${mean(tail, 'heap').toFixed(0)} MiB, over ${minutes} min, ${this.samples.length} samples`
+      `heap used ${mean(head, 'heap').toFixed(0)} → ${mean(tail, 'heap').toFixed(0)} MiB, over ${minutes} min, ${this.samples.length} samples\n` +
+      `heap used, lowest sample per minute (MiB): ${this.minuteLows(first, last).join(' ')}`
     );
+  }
+
+  private minuteLows(first: number, last: number): string[] {
+    const lows: string[] = [];
+    for (let from = first; from < last; from += 60_000) {
+      const minute = this.samples.filter((s) => s.at >= from && s.at < from + 60_000);
+      if (minute.length > 0) lows.push((Math.min(...minute.map((s) => s.heap)) / 2 ** 20).toFixed(0));
+    }
+    return lows;
   }
 
   private async sample(): Promise<void> {
