@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ErrorCode, Routes } from '@weft/contracts';
+import { AppError, ErrorCode, Routes } from '@weft/contracts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startNats, type StartedService } from '../../../../test/support/containers';
 import { connectClient, makeTempDir, makeTestModel, removeDir, startWorker, type Client, type StartedWorker } from '../testing/worker-harness';
@@ -26,12 +26,13 @@ describe('concurrency, queueing and sampling', () => {
         { ...tiny, id: 'tiny', sequences: 4, maxQueue: 8 },
         { ...tiny, id: 'narrow', sequences: 1, maxQueue: 1 },
         { ...tiny, id: 'single', sequences: 1, maxQueue: 8 },
+        { ...tiny, id: 'trim', sequences: 3 },
         { ...tiny, id: 'templated', sequences: 1, chatTemplate: { jinja: TEMPLATE }, sampling: { temperature: 1, seed: 5 } },
       ],
     });
     client = await connectClient(nats.url);
     // Load these models now, so timings below are of generation alone.
-    await Promise.all(['tiny', 'narrow', 'single'].map((model) => client.collect({ model, messages: [{ role: 'user', content: 'warm up' }], maxTokens: 1 })));
+    await Promise.all(['tiny', 'narrow', 'single', 'trim'].map((model) => client.collect({ model, messages: [{ role: 'user', content: 'warm up' }], maxTokens: 1 })));
   });
 
   afterAll(async () => {
@@ -90,6 +91,38 @@ describe('concurrency, queueing and sampling', () => {
     // depends on how much of the blocker's service was counted when it was cancelled (timing).
     expect(finished.indexOf('bob')).toBeLessThanOrEqual(1);
     expect(finished.filter((label) => label !== 'bob')).toEqual(['a1', 'a2', 'a3', 'a4', 'a5']);
+  });
+
+  it('starts a session whose sequence must be trimmed while other sessions generate, not after they end', async () => {
+    // node-llama-cpp holds the context's lock for as long as any sequence has a decode queued, and
+    // trimming a sequence's cache takes that lock: without the lock patch (llama/context-lock-patch),
+    // the second turn below waited for both long replies to end.
+    await client.collect({ model: 'trim', sessionId: 'trim-b', messages: [{ role: 'user', content: 'A first question' }], maxTokens: 4 });
+    const long = ['la', 'lb'].map((id) => {
+      const requestId = randomUUID();
+      let markStarted = () => undefined as void;
+      const run = { requestId, ended: false, started: new Promise<void>((resolve) => (markStarted = resolve)), code: Promise.resolve<string | undefined>(undefined) };
+      // No maxTokens: each reply may run to the end of its context, until it is cancelled.
+      run.code = client
+        .collect({ model: 'trim', sessionId: `trim-${id}`, requestId, messages: [{ role: 'user', content: `Write on, ${id}` }] }, () => markStarted())
+        .then(
+          () => undefined,
+          (error: unknown) => (error instanceof AppError ? error.code : String(error)),
+        )
+        .finally(() => (run.ended = true));
+      return run;
+    });
+    await Promise.all(long.map((run) => run.started));
+
+    // The same session with a different last message: its sequence holds the first question and
+    // reply, which must be erased before the new one is evaluated.
+    const second = await client.collect({ model: 'trim', sessionId: 'trim-b', messages: [{ role: 'user', content: 'Another question entirely' }], maxTokens: 4 });
+    expect(second.result.usage.cachedTokens).toBeGreaterThan(0);
+    expect(second.result.usage.completionTokens).toBe(4);
+    expect(long.map((run) => run.ended)).toEqual([false, false]);
+
+    for (const run of long) client.bus.publish(Routes.inferenceCancel, { requestId: run.requestId });
+    expect(await Promise.all(long.map((run) => run.code))).toEqual([ErrorCode.GenerationCancelled, ErrorCode.GenerationCancelled]);
   });
 
   it('is reproducible for a seed and varies across seeds at temperature 1', async () => {

@@ -1,4 +1,5 @@
 import type { Logger } from '@weft/logging';
+import { patchContextLockYield } from './context-lock-patch';
 import { patchFunctionParamsLengthCheck } from './function-params-patch';
 import { loadLlama, type LlamaBinary } from './llama-binary';
 import { patchNumberGrammar } from './number-grammar-patch';
@@ -53,6 +54,9 @@ export class LlamaRuntime {
     }
     if (!(await patchFunctionParamsLengthCheck())) {
       this.log.warn('could not align node-llama-cpp string length check; a capped argument with characters beyond U+FFFF may fail its call');
+    }
+    if (!patchContextLockYield(lib)) {
+      this.log.warn('could not patch node-llama-cpp context lock; a request that trims its sequence may wait for other generations to end');
     }
     const llama = await loadLlama(lib, {
       binary: this.binary,
