@@ -101,7 +101,14 @@ export class LlamaServer {
         evaluated = data.timings?.prompt_n ?? data.usage?.prompt_tokens ?? evaluated;
       },
     });
-    for await (const piece of response.body.pipeThrough(new TextDecoderStream())) parser.feed(piece);
+    try {
+      for await (const piece of response.body.pipeThrough(new TextDecoderStream())) parser.feed(piece);
+    } catch (error) {
+      // A dropped stream is most often the server dying: say how, with its last log lines.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const exit = this.child.exitCode ?? this.child.signalCode;
+      throw new Error(`llama-server stream failed (${String(error)}); server ${exit === null ? 'still running' : `exited: ${exit}`}:\n${this.log.join('').slice(-2000)}`);
+    }
     return { ttftMs, tokens: tokens || chunks, evaluated };
   }
 

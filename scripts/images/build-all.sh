@@ -43,5 +43,6 @@ docker build -q -t "$WEFT_PROXY_IMAGE" -f docker/egress-proxy.Dockerfile docker
 # The app image holds all four services; compose picks the entry point per service.
 bash scripts/images/stage-app.sh "$ctx/app"
 docker build -q -t "$WEFT_APP_IMAGE" --build-arg NODE_IMAGE="$WEFT_NODE_IMAGE" \
+  --build-arg LLAMA_SOURCE_BUILD="${WEFT_LLAMA_SOURCE_BUILD:-0}" --build-arg LLAMA_JOBS="${JOBS:-$(nproc)}" \
   -f docker/app.Dockerfile "$ctx/app"
 docker image ls --format '{{.Repository}}:{{.Tag}}\t{{.Size}}' | grep -E 'weft/|redis|nats|node|debian'

@@ -24,6 +24,18 @@ llama_cpu=node_modules/@node-llama-cpp/linux-x64
 [ -d "$llama_cpu" ] || { echo "stage-app: $llama_cpu is not installed (build the images on linux-x64)" >&2; exit 1; }
 mkdir -p "$out/node_modules/@node-llama-cpp" && cp -r "$llama_cpu" "$out/node_modules/@node-llama-cpp/"
 
+# WEFT_LLAMA_SOURCE_BUILD=1: the image compiles node-llama-cpp's addon from the llama.cpp source
+# the package ships (scripts/llama/build-addon.sh, for the building machine's CPU), which the worker
+# then loads instead of the prebuilt (LLAMA_BINARY=auto). Node's headers come from this Node: the
+# image's Node has only its binary.
+if [ "${WEFT_LLAMA_SOURCE_BUILD:-0}" = 1 ]; then
+  node_include=$(dirname "$(dirname "$(command -v node)")")/include/node
+  [ -f "$node_include/node_api.h" ] || { echo "stage-app: Node's headers not found in $node_include" >&2; exit 1; }
+  mkdir -p "$out/llama-build/scripts/llama" "$out/llama-build/include"
+  cp scripts/llama/build-addon.sh scripts/llama/source.sh "$out/llama-build/scripts/llama/"
+  cp -r "$node_include" "$out/llama-build/include/node"
+fi
+
 mkdir -p "$out/opt-models" "$out/etc"
 # A long trained context: the agent's system prompt and tool schemas alone take ~6k of its byte-level tokens.
 node scripts/gguf/make-test-model.mjs "$out/opt-models/tiny.gguf" --context 16384 >/dev/null
