@@ -60,7 +60,9 @@ function leave(context: object, sequenceId: number): void {
  * two batches: while one waits or runs, the next decodes of the other sequences are held back,
  * so the loop runs out of work after the batch in flight and releases the lock; the operation
  * runs; then the held decodes are queued in their order. The operation's own sequence is never
- * held back (an erase may re-evaluate its sequence). Returns false when this version of
+ * held back (an erase may re-evaluate its sequence). A save or restore first waits for its own
+ * sequence's evaluation, holding the others back meanwhile: the worker calls them only on a
+ * sequence it has just leased, which is idle. Returns false when this version of
  * node-llama-cpp lacks a method the patch wraps; nothing is changed then.
  */
 export function patchContextLockYield(lib: Pick<NodeLlamaCpp, 'LlamaContext' | 'LlamaContextSequence'>): boolean {
