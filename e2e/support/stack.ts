@@ -71,9 +71,20 @@ export function isStackHealthy(): boolean {
   }
 }
 
+/**
+ * The sandbox makes a network per user for the package proxy and keeps it; compose does not know
+ * them, so a stack that goes down leaves them behind, and each takes a subnet from Docker's small
+ * default pool (about 30) until creating any network fails. Removes those no container uses:
+ * a live stack's are in use by its proxy, and any removed one is made again on first use.
+ */
+export function removeUnusedProxyNetworks(): void {
+  execFileSync('docker', ['network', 'prune', '-f', '--filter', 'label=weft.sandbox.proxy-network=1'], { stdio: 'ignore' });
+}
+
 export async function startStack(timeoutMs = 240_000): Promise<void> {
   // What an interrupted run left (its volumes: Redis with its users) would leak into this one.
   compose('down', '-v', '--remove-orphans');
+  removeUnusedProxyNetworks();
   compose('up', '-d');
   const deadline = Date.now() + timeoutMs;
   let states: string[] = [];
@@ -90,4 +101,5 @@ export async function startStack(timeoutMs = 240_000): Promise<void> {
 
 export function stopStack(): void {
   compose('down', '-v', '--remove-orphans');
+  removeUnusedProxyNetworks();
 }
