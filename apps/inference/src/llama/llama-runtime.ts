@@ -1,4 +1,5 @@
 import type { Logger } from '@weft/logging';
+import { patchBatchGathering } from './batch-gather-patch';
 import { patchContextLockYield } from './context-lock-patch';
 import { patchFunctionParamsLengthCheck } from './function-params-patch';
 import { loadLlama, type LlamaBinary } from './llama-binary';
@@ -57,6 +58,9 @@ export class LlamaRuntime {
     }
     if (!patchContextLockYield(lib)) {
       this.log.warn('could not patch node-llama-cpp context lock; a request that trims its sequence may wait for other generations to end');
+    }
+    if (!patchBatchGathering(lib)) {
+      this.log.warn('could not patch node-llama-cpp batching; concurrent generations may take more decode passes than they need');
     }
     const llama = await loadLlama(lib, {
       binary: this.binary,
