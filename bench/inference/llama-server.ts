@@ -70,18 +70,21 @@ export class LlamaServer {
     let tokens = 0;
     let chunks = 0;
     let evaluated: number | undefined;
-    const response = await fetch(`${this.base}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        messages: [
-          { role: 'system', content: system },
-          { role: 'user', content: user },
-        ],
-        max_tokens: maxTokens,
-        stream: true,
-        stream_options: { include_usage: true },
-      }),
+    const body = JSON.stringify({
+      messages: [
+        { role: 'system', content: system },
+        { role: 'user', content: user },
+      ],
+      max_tokens: maxTokens,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    const post = () => fetch(`${this.base}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    // llama-server closes idle keep-alive connections; a request sent on one the server has just
+    // closed fails before anything was read ("other side closed"), and is safe to send again.
+    const response = await post().catch((error: unknown) => {
+      if ((error as { cause?: { code?: string } }).cause?.code !== 'UND_ERR_SOCKET') throw error;
+      return post();
     });
     if (!response.ok || !response.body) throw new Error(`llama-server: ${response.status} ${await response.text()}`);
     const parser = createParser({
