@@ -29,7 +29,9 @@ describe('inference worker over NATS', () => {
     await mkdir(join(dir, 'scripts'));
     await copyFile(join(root, 'config/scripts/demo.json'), join(dir, 'scripts/demo.json'));
     const models = [
-      { id: 'tiny', provider: 'llama', path: 'tiny.gguf', contextSize: 1024, threads: 1, gpuLayers: 0 },
+      // Every token its own delta here; `tiny-joined` holds them for up to a second.
+      { id: 'tiny', provider: 'llama', path: 'tiny.gguf', contextSize: 1024, threads: 1, gpuLayers: 0, streamIntervalMs: 0 },
+      { id: 'tiny-joined', provider: 'llama', path: 'tiny.gguf', contextSize: 1024, threads: 1, gpuLayers: 0, streamIntervalMs: 1000 },
       { id: 'broken', provider: 'llama', path: 'missing.gguf', threads: 1, gpuLayers: 0 },
       { id: 'no-ffn', provider: 'llama', path: 'no-ffn.gguf', threads: 1, gpuLayers: 0 },
     ];
@@ -87,6 +89,19 @@ describe('inference worker over NATS', () => {
     expect(result.timings.totalMs).toBeGreaterThanOrEqual(result.timings.timeToFirstTokenMs ?? 0);
   });
 
+  it('joins a model\'s deltas per streamIntervalMs: the first at once, the rest in one message, the text whole', async () => {
+    const request = { messages: [{ role: 'user' as const, content: 'Say something.' }], maxTokens: 12, temperature: 0 };
+    const perToken = await collect({ model: 'tiny', ...request });
+    const joined = await collect({ model: 'tiny-joined', ...request });
+    expect(perToken.deltas.length).toBeGreaterThanOrEqual(3);
+    // 12 tokens of the tiny model take far less than the second it may hold them.
+    expect(joined.deltas.length).toBeLessThanOrEqual(2);
+    expect(joined.deltas[0]).toBe(perToken.deltas[0]);
+    expect(joined.deltas.join('')).toBe(perToken.result.text);
+    expect(joined.result.text).toBe(perToken.result.text);
+    expect(joined.result.timings.timeToFirstTokenMs).toBeLessThan(1000);
+  });
+
   it('stops a reply that would overflow the context at the context\'s end, reported as length', async () => {
     const { result } = await collect({ model: 'tiny', messages: [{ role: 'user', content: 'Go on forever.' }], maxTokens: 5000 });
     expect(result.finishReason).toBe('length');
@@ -128,7 +143,7 @@ describe('inference worker over NATS', () => {
   it('answers an unknown model with UNKNOWN_MODEL naming the known ones', async () => {
     const error = await collect({ model: 'gpt-9', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AppError);
-    expect(error).toMatchObject({ code: ErrorCode.UnknownModel, details: { known: ['tiny', 'broken', 'no-ffn', 'scripted/demo'] } });
+    expect(error).toMatchObject({ code: ErrorCode.UnknownModel, details: { known: ['tiny', 'tiny-joined', 'broken', 'no-ffn', 'scripted/demo'] } });
   });
 
   it('reports a model that cannot load as MODEL_LOAD_FAILED and keeps serving', async () => {
@@ -142,6 +157,7 @@ describe('inference worker over NATS', () => {
     const { models } = await rpc.client.request(Routes.inferenceListModels, {});
     expect(models).toEqual([
       { id: 'tiny', provider: 'llama', contextSize: 1024, sequences: 2 },
+      { id: 'tiny-joined', provider: 'llama', contextSize: 1024, sequences: 2 },
       { id: 'broken', provider: 'llama', contextSize: 4096, sequences: 2 },
       { id: 'no-ffn', provider: 'llama', contextSize: 4096, sequences: 2 },
       { id: 'scripted/demo', provider: 'scripted', contextSize: 32768 },

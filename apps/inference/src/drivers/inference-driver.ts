@@ -23,6 +23,8 @@ export interface InferenceDriver {
   listModels(): Promise<ModelInfo[]>;
   /** Load and free capacity per model, for the heartbeat and the metrics. */
   status(): Promise<WorkerModelStatus[]>;
+  /** How long a model's text deltas may be held to send several as one message; 0 (absent) for none. */
+  streamIntervalMs?(modelId: string): number;
   /** Generates one assistant message; tool calls are returned, never executed. */
   generate(modelId: string, call: GenerateCall): Promise<GenerateResult>;
   /** Tokens of the rendered prompt, exactly; drivers without a tokenizer leave it out and get an estimate. */

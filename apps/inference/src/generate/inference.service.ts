@@ -15,6 +15,7 @@ import {
 import type { Logger } from '@weft/logging';
 import { Observable } from 'rxjs';
 import type { InferenceDriver } from '../drivers/inference-driver';
+import { DeltaCoalescer } from './delta-coalescer';
 import { estimatePromptTokens } from '../remote/remote-prompt';
 import type { InferenceMetrics } from '../metrics/inference-metrics';
 import { INFERENCE_DRIVERS, INFERENCE_METRICS, LOGGER, WORKER_IDENTITY, type WorkerIdentity } from '../tokens';
@@ -144,16 +145,19 @@ export class InferenceService implements OnApplicationShutdown {
   private async run(request: GenerateRequest, signal: AbortSignal, onDelta: (text: string) => void): Promise<GenerateChunk> {
     const log = this.log.child({ model: request.model, sessionId: request.sessionId, requestId: request.requestId, userId: request.user?.id });
     let lastDeltaAt: number | undefined;
+    let deltas: DeltaCoalescer | undefined;
     const timedDelta = (text: string) => {
       const now = performance.now();
       if (lastDeltaAt !== undefined) this.metrics.interTokenGap(request.model, (now - lastDeltaAt) / 1000);
       lastDeltaAt = now;
-      onDelta(text);
+      deltas?.push(text);
     };
     try {
       const driver = await this.driverFor(request.model);
       if (request.countOnly) return { type: 'done', result: await countPrompt(driver, request) };
-      const result = { ...(await driver.generate(request.model, { request, onDelta: timedDelta, signal })), workerId: this.worker.workerId };
+      deltas = new DeltaCoalescer(driver.streamIntervalMs?.(request.model) ?? 0, onDelta);
+      const generated = await driver.generate(request.model, { request, onDelta: timedDelta, signal }).finally(() => deltas?.flush());
+      const result = { ...generated, workerId: this.worker.workerId };
       this.metrics.completed(request.model, result);
       log.info({ finishReason: result.finishReason, usage: result.usage, timings: result.timings }, 'generation done');
       return { type: 'done', result };

@@ -62,6 +62,10 @@ export class LlamaDriver implements InferenceDriver {
     });
   }
 
+  streamIntervalMs(modelId: string): number {
+    return this.models.find((model) => model.id === modelId)?.streamIntervalMs ?? 0;
+  }
+
   async generate(modelId: string, call: GenerateCall): Promise<GenerateResult> {
     const model = await this.load(modelId);
     return model.generate(call);
