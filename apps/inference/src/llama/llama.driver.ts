@@ -5,6 +5,7 @@ import type { DriverHooks, GenerateCall, InferenceDriver, KvStateEvent } from '.
 import type { ChatTemplate, LlamaModelConfig } from '../registry/models-config.schema';
 import { assertLoadableGguf } from './gguf-preflight';
 import type { LlamaBinary } from './llama-binary';
+import { memoizeContextState } from './context-state-memo';
 import { LoadedModel } from './loaded-model';
 import { LlamaRuntime, type ChatWrapper, type LlamaBackend, type LlamaModel } from './llama-runtime';
 import { resolveRemoteModel } from './model-source';
@@ -141,7 +142,7 @@ export class LlamaDriver implements InferenceDriver {
           await model.dispose();
           throw error;
         });
-      const chatWrapper = resolveWrapper(backend, model, config.chatTemplate);
+      const chatWrapper = memoizeContextState(resolveWrapper(backend, model, config.chatTemplate));
       const kv = this.options.kvState;
       const states = kv && new SessionStateStore(join(kv.dir, `${kv.owner}.${safeName(config.id)}`), kv.maxBytes, this.log.child({ model: config.id }));
       const onKvState = (event: KvStateEvent) => this.options.hooks?.kvState?.(config.id, event);

@@ -262,7 +262,9 @@ export class LoadedModel {
   private render(messages: ChatMessage[], mode: ReplyMode, functions: ReturnType<typeof toChatFunctions>): Rendered {
     const history = toChatHistory(messages);
     if (mode.kind === 'forced-tool') history.push({ type: 'system', text: forcedCallInstruction(mode.tools) });
-    const { contextText } = this.chatWrapper.generateContextState({ chatHistory: history, availableFunctions: functions });
+    // With the empty reply LlamaChat appends before it renders: the same render, so the chat
+    // wrapper's memo (context-state-memo.ts) answers LlamaChat's from this one.
+    const { contextText } = this.chatWrapper.generateContextState({ chatHistory: [...history, { type: 'model', response: [] }], availableFunctions: functions });
     return { history, tokens: contextText.tokenize(this.model.tokenizer) };
   }
 
