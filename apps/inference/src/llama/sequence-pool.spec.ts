@@ -38,6 +38,18 @@ describe('SequencePool', () => {
     expect(pool.stats()).toMatchObject({ total: 3, free: 2, sessions: ['a', 'c', 'd'] });
   });
 
+  it('evicts a nearly as old session beside a busy sequence, so busy sequences stay consecutive', async () => {
+    const pool = new SequencePool(['s0', 's1', 's2', 's3', 's4']);
+    const [a, b, c, d, e] = await Promise.all(['a', 'b', 'c', 'd', 'e'].map((sessionId) => pool.acquire({ sessionId })));
+    for (const lease of [e, c, d]) lease?.release(); // e least recently used; a and b still running
+    // s4 (e) is the oldest, but s2 (c), in the older half too, continues the busy run s0, s1.
+    const f = await pool.acquire({ sessionId: 'f' });
+    expect(f).toMatchObject({ sequence: 's2', evictedSessionId: 'c' });
+    // Only the least recently used is old enough now.
+    expect(await pool.acquire({ sessionId: 'g' })).toMatchObject({ sequence: 's4', evictedSessionId: 'e' });
+    for (const lease of [a, b, f]) lease?.release();
+  });
+
   it('refuses with INFERENCE.BUSY once maxQueue requests already wait', async () => {
     const pool = new SequencePool(['s1'], 1);
     const held = await pool.acquire({ sessionId: 'a' });
