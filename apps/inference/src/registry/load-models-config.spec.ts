@@ -26,6 +26,7 @@ describe('model registry', () => {
       sequences: 2,
       expressSequences: 0,
       maxQueue: 16,
+      streamIntervalMs: 50,
       chatTemplate: 'auto',
       sampling: {},
       roles: [],
