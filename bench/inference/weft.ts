@@ -37,7 +37,16 @@ export class WeftPath {
 
   static async start(options: WeftOptions): Promise<WeftPath> {
     const dir = await mkdtemp(join(tmpdir(), 'weft-bench-'));
-    const model = { provider: 'llama', path: options.modelPath, contextSize: options.contextSize, threads: options.threads, gpuLayers: 'auto', maxQueue: 64 };
+    const model = {
+      provider: 'llama',
+      path: options.modelPath,
+      contextSize: options.contextSize,
+      threads: options.threads,
+      gpuLayers: 'auto',
+      maxQueue: 64,
+      // The model's default (50 ms) unless BENCH_STREAM_INTERVAL_MS says otherwise (0: a message per token).
+      ...(process.env.BENCH_STREAM_INTERVAL_MS ? { streamIntervalMs: Number(process.env.BENCH_STREAM_INTERVAL_MS) } : {}),
+    };
     await writeFile(
       join(dir, 'models.json'),
       JSON.stringify({ models: [{ ...model, id: 'bench', sequences: options.sequences }, { ...model, id: 'bench-1', sequences: 1 }] }),
