@@ -144,19 +144,18 @@ export class InferenceService implements OnApplicationShutdown {
 
   private async run(request: GenerateRequest, signal: AbortSignal, onDelta: (text: string) => void): Promise<GenerateChunk> {
     const log = this.log.child({ model: request.model, sessionId: request.sessionId, requestId: request.requestId, userId: request.user?.id });
-    let lastDeltaAt: number | undefined;
-    let deltas: DeltaCoalescer | undefined;
-    const timedDelta = (text: string) => {
-      const now = performance.now();
-      if (lastDeltaAt !== undefined) this.metrics.interTokenGap(request.model, (now - lastDeltaAt) / 1000);
-      lastDeltaAt = now;
-      deltas?.push(text);
-    };
     try {
       const driver = await this.driverFor(request.model);
       if (request.countOnly) return { type: 'done', result: await countPrompt(driver, request) };
-      deltas = new DeltaCoalescer(driver.streamIntervalMs?.(request.model) ?? 0, onDelta);
-      const generated = await driver.generate(request.model, { request, onDelta: timedDelta, signal }).finally(() => deltas?.flush());
+      const deltas = new DeltaCoalescer(driver.streamIntervalMs?.(request.model) ?? 0, onDelta);
+      let lastDeltaAt: number | undefined;
+      const timedDelta = (text: string) => {
+        const now = performance.now();
+        if (lastDeltaAt !== undefined) this.metrics.interTokenGap(request.model, (now - lastDeltaAt) / 1000);
+        lastDeltaAt = now;
+        deltas.push(text);
+      };
+      const generated = await driver.generate(request.model, { request, onDelta: timedDelta, signal }).finally(() => deltas.flush());
       const result = { ...generated, workerId: this.worker.workerId };
       this.metrics.completed(request.model, result);
       log.info({ finishReason: result.finishReason, usage: result.usage, timings: result.timings }, 'generation done');
