@@ -176,8 +176,8 @@ export class SequencePool<S> {
    * idle sequences that sits beside a busy one. node-llama-cpp gives each sequence its own KV
    * stream, and llama.cpp decodes a batch's sequences in one pass over the weights only while
    * their ids run consecutively: busy sequences 2, 3, 4, 5 are one pass per token, 7, 0, 1, 2
-   * are two (on 2 CPU cores a pass has a fixed cost of about half a token's compute at 4
-   * sequences). A session evicted a little earlier than pure LRU would is the price.
+   * are two, and every pass has a cost of its own on top of its tokens'. A session evicted a
+   * little earlier than pure LRU would is the price.
    */
   private slotToEvict(mostRecentFirst: Slot<S>[]): Slot<S> | undefined {
     const olderHalf = mostRecentFirst.slice(Math.floor(mostRecentFirst.length / 2)).reverse();
