@@ -20,7 +20,7 @@ export default defineConfig({
       {
         plugins,
         resolve: { alias },
-        test: { name: 'unit', include: ['{apps,libs}/*/src/**/*.spec.ts', 'scripts/**/*.spec.ts'], environment: 'node' },
+        test: { name: 'unit', include: ['{apps,libs}/*/src/**/*.spec.ts', 'scripts/**/*.spec.ts', 'bench/**/*.spec.ts'], environment: 'node' },
       },
       {
         plugins,

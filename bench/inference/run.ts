@@ -24,7 +24,7 @@ import { DirectLlama } from './direct';
 import { HttpPath } from './http';
 import { LlamaServer } from './llama-server';
 import { OpenAiPath } from './openai';
-import { best, runLevel, table, type LevelResult, type RunSample } from './stats';
+import { best, median, roundRatios, runLevel, table, type LevelResult, type RunSample } from './stats';
 import { WeftPath } from './weft';
 
 const root = resolve(__dirname, '../..');
@@ -50,8 +50,11 @@ async function main(): Promise<void> {
   console.log(`model ${MODEL} · ${THREADS} threads · context ${CONTEXT} · ${SEQUENCES} sequences · ${MAX_TOKENS} tokens per reply\n`);
   const direct = await DirectLlama.open({ modelPath: MODEL, contextSize: CONTEXT, sequences: SEQUENCES, threads: THREADS });
   const [nats, redis] = await Promise.all([startNats(), startRedis()]);
-  const weft = await WeftPath.start({ natsUrl: nats.url, modelPath: MODEL, contextSize: CONTEXT, sequences: SEQUENCES, threads: THREADS });
-  const http = PARTS.has('http') || PARTS.has('openai') ? await HttpPath.start({ natsUrl: nats.url, redisUrl: redis.url, concurrency: Math.max(...LEVELS), maxTokens: MAX_TOKENS }) : undefined;
+  // As in the compose stack, the worker and its clients reach NATS and Redis on the Docker
+  // network, not through a published port's docker-proxy (which measured within noise of it).
+  const [natsUrl, redisUrl] = [nats.networkUrl, redis.networkUrl];
+  const weft = await WeftPath.start({ natsUrl, modelPath: MODEL, contextSize: CONTEXT, sequences: SEQUENCES, threads: THREADS });
+  const http = PARTS.has('http') || PARTS.has('openai') ? await HttpPath.start({ natsUrl, redisUrl, concurrency: Math.max(...LEVELS), maxTokens: MAX_TOKENS }) : undefined;
   const openai = http && PARTS.has('openai') ? new OpenAiPath(http.base, http.key) : undefined;
   const serverBin = process.env.LLAMA_SERVER_BIN;
   const server = serverBin ? await LlamaServer.start({ bin: serverBin, modelPath: MODEL, contextSize: CONTEXT, parallel: SEQUENCES, threads: THREADS }) : undefined;
@@ -96,6 +99,7 @@ async function shortPrompts(direct: DirectLlama, weft: WeftPath, openai: OpenAiP
     ...(server ? [{ name: 'llama-server', run: (i: number, c: number) => server.generate(prompt(i, c).system, prompt(i, c).user, MAX_TOKENS) }] : []),
   ];
   const results = sides.map(() => [] as LevelResult[]);
+  const roundsByLevel: LevelResult[][][] = [];
   for (const c of LEVELS) {
     // Alternating sides, best of ROUNDS: a shared machine's background load hits all alike.
     const rounds = sides.map(() => [] as LevelResult[]);
@@ -103,6 +107,7 @@ async function shortPrompts(direct: DirectLlama, weft: WeftPath, openai: OpenAiP
       for (const [s, side] of sides.entries()) rounds[s]?.push(await runLevel(c, requestsFor(c), (i) => side.run(i, c, round)));
     }
     for (const [s, r] of rounds.entries()) results[s]?.push(best(r));
+    roundsByLevel.push(rounds);
   }
   const backend = direct.gpu === 'false' ? 'CPU' : direct.gpu;
   const others = sides.slice(1).map((side) => side.name);
@@ -133,7 +138,17 @@ async function shortPrompts(direct: DirectLlama, weft: WeftPath, openai: OpenAiP
       ]),
     ),
   );
+  if (server) printRoundRatios(roundsByLevel, 1, sides.length - 1, 'NATS/llama-server');
   console.log();
+}
+
+/** Side `a` over side `b` in each round at each level, with the median: how far one run's ratio moves. */
+function printRoundRatios(roundsByLevel: LevelResult[][][], a: number, b: number, label: string): void {
+  console.log(`${label}, round by round (the sides ran seconds apart in each round), and the median:`);
+  for (const [level, rounds] of roundsByLevel.entries()) {
+    const ratios = roundRatios(rounds[a] ?? [], rounds[b] ?? []);
+    console.log(`  concurrency ${LEVELS[level]}: ${ratios.map((r) => r.toFixed(2)).join(' ')}  median ${median(ratios).toFixed(2)}x`);
+  }
 }
 
 /**

@@ -53,6 +53,23 @@ export async function runLevel(concurrency: number, requests: number, call: (i: 
   };
 }
 
+/** The middle value (the mean of the two middle ones for an even count); NaN for none. */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+/**
+ * Throughput of side `a` over side `b` round by round. The sides alternate within a round, so
+ * each pair ran seconds apart, under the same background load: their spread is the noise a
+ * single run's ratio carries, and their median is the figure to hold a target against.
+ */
+export function roundRatios(a: readonly LevelResult[], b: readonly LevelResult[]): number[] {
+  return a.map((round, i) => round.tokensPerSecond / (b[i]?.tokensPerSecond ?? Number.NaN));
+}
+
 /** The round with the highest throughput: background load on a shared machine only ever slows a round. */
 export function best(results: LevelResult[]): LevelResult {
   return results.reduce((a, b) => (b.tokensPerSecond > a.tokensPerSecond ? b : a));

@@ -29,4 +29,13 @@ describe('test containers', () => {
     expect(new TextDecoder().decode(reply.data)).toBe('hi');
     await nc.close();
   });
+
+  it('reaches both at their network address too, past the published port', async () => {
+    const client = new Redis(redis.networkUrl);
+    await expect(client.ping()).resolves.toBe('PONG');
+    client.disconnect();
+    const nc = await connect({ servers: nats.networkUrl });
+    expect(nc.info?.port).toBe(4222);
+    await nc.close();
+  });
 });
