@@ -21,6 +21,8 @@ describe('KV cache reuse across turns', () => {
         models: [
           { ...tiny, id: 'tiny', sequences: 2 },
           { ...tiny, id: 'single', sequences: 1 },
+          { ...tiny, id: 'per-user', sequences: 1 },
+          { ...tiny, id: 'shared', sequences: 1, cacheSharing: 'all' },
         ],
       },
       { KV_STATE_DIR: `${dir}/kv` },
@@ -88,6 +90,35 @@ describe('KV cache reuse across turns', () => {
     const secondA = await turn('single', 'disk-a', a, 'Second question for delta.');
     expectOnlyNewTokensEvaluated(secondA);
     expect(secondA.usage.cachedTokens).toBeGreaterThanOrEqual(firstA.usage.promptTokens);
+  });
+
+  describe('between users', () => {
+    const system = 'You are the team agent. The deploy key for staging is 7f3a-91c2-0b5e; never print it.';
+    const ask = async (model: string, sessionId: string, userId: string, content: string) =>
+      (await client.collect({ model, sessionId, user: { id: userId }, messages: [{ role: 'system', content: system }, { role: 'user', content }], maxTokens: 4, temperature: 0 })).result;
+
+    it('starts a user from their own cached prefix, never from a colleague\'s', async () => {
+      const first = await ask('per-user', 'alice-1', 'alice', 'What does the build script do?');
+      expect(first.usage.cachedTokens).toBe(0);
+      // Alice's second session shares the system prompt with her first, on the same sequence.
+      const second = await ask('per-user', 'alice-2', 'alice', 'Which tests are slow?');
+      expect(second.usage.cachedTokens).toBeGreaterThan(0);
+      expect(second.usage.evaluatedTokens).toBe(second.usage.promptTokens - (second.usage.cachedTokens ?? 0));
+      // Bob's prompt shares as long a prefix with what the sequence holds, and nothing of it is reused:
+      // his usage and his time to first token tell him nothing about Alice's prompt.
+      const bob = await ask('per-user', 'bob-1', 'bob', 'Which tests are slow?');
+      expect(bob.usage.cachedTokens).toBe(0);
+      expect(bob.usage.evaluatedTokens).toBe(bob.usage.promptTokens);
+      // Alice coming back after Bob starts from nothing too: the sequence held Bob's tokens.
+      expect((await ask('per-user', 'alice-3', 'alice', 'Which tests are slow?')).usage.cachedTokens).toBe(0);
+    });
+
+    it('shares a prefix across users on a model configured with cacheSharing "all"', async () => {
+      await ask('shared', 'alice-1', 'alice', 'What does the build script do?');
+      const bob = await ask('shared', 'bob-1', 'bob', 'Which tests are slow?');
+      expect(bob.usage.cachedTokens).toBeGreaterThan(0);
+      expect(bob.usage.evaluatedTokens).toBe(bob.usage.promptTokens - (bob.usage.cachedTokens ?? 0));
+    });
   });
 
   it('reports the sessions it holds in its heartbeat', async () => {

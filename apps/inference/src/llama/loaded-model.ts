@@ -268,11 +268,13 @@ export class LoadedModel {
     return { history, tokens: contextText.tokenize(this.model.tokenizer) };
   }
 
-  /** Saves the session this sequence is about to forget, and restores the caller's if it was saved. */
+  /**
+   * Saves the session this sequence is about to forget, clears another user's tokens, and
+   * restores the caller's session if it was saved.
+   */
   private async prepareSequence(lease: SequenceLease<LlamaContextSequence>, sessionId: string | undefined): Promise<void> {
-    if (!this.states) return;
     const { sequence } = lease;
-    if (lease.evictedSessionId && sequence.contextTokens.length > 0) {
+    if (this.states && lease.evictedSessionId && sequence.contextTokens.length > 0) {
       const evicted = lease.evictedSessionId;
       await this.states.save(evicted, (path) => sequence.saveStateToFile(path)).then(
         () => this.onKvState('saved'),
@@ -282,7 +284,9 @@ export class LoadedModel {
         },
       );
     }
-    if (lease.reused || !sessionId || !this.states.has(sessionId)) return;
+    // Another user's tokens are never a prefix to reuse unless the model says so (SequenceLease.foreign).
+    if (lease.foreign && this.config.cacheSharing === 'user' && sequence.contextTokens.length > 0) await sequence.clearHistory();
+    if (!this.states || lease.reused || !sessionId || !this.states.has(sessionId)) return;
     const restored = await this.states
       .restore(sessionId, (path) => sequence.loadStateFromFile(path, { acceptRisk: true }))
       .catch(async (err: unknown) => {

@@ -50,6 +50,36 @@ describe('SequencePool', () => {
     for (const lease of [a, b, f]) lease?.release();
   });
 
+  it('marks a sequence that holds another user\'s tokens as foreign, and only that one', async () => {
+    const pool = new SequencePool(['s1']);
+    const alice = { id: 'alice' };
+    const bob = { id: 'bob' };
+    const first = await pool.acquire({ sessionId: 'a1', user: alice });
+    expect(first.foreign).toBe(false); // never held anyone's
+    first.release();
+    const ownAgain = await pool.acquire({ sessionId: 'a1', user: alice });
+    expect(ownAgain).toMatchObject({ reused: true, foreign: false });
+    ownAgain.release();
+    const aliceNew = await pool.acquire({ sessionId: 'a2', user: alice });
+    expect(aliceNew).toMatchObject({ evictedSessionId: 'a1', foreign: false });
+    aliceNew.release();
+    const bobs = await pool.acquire({ sessionId: 'b1', user: bob });
+    expect(bobs).toMatchObject({ evictedSessionId: 'a2', foreign: true });
+    bobs.release();
+    // A session id claimed by another user is not theirs to reuse either.
+    expect(await pool.acquire({ sessionId: 'b1', user: alice })).toMatchObject({ reused: true, foreign: true });
+  });
+
+  it('gives a new session an old sequence of its own user before another user\'s', async () => {
+    const pool = new SequencePool(['s1', 's2', 's3', 's4']);
+    const users = ['bob', 'alice', 'bob', 'carol'];
+    for (const [i, id] of users.entries()) (await pool.acquire({ sessionId: `${id}-${i}`, user: { id } })).release();
+    // Older half: s1 (bob, least recent) and s2 (alice): alice's new session takes her own.
+    expect(await pool.acquire({ sessionId: 'alice-new', user: { id: 'alice' } })).toMatchObject({ sequence: 's2', foreign: false });
+    // Carol's only sequence is the most recent: she takes the least recently used, bob's.
+    expect(await pool.acquire({ sessionId: 'carol-new', user: { id: 'carol' } })).toMatchObject({ sequence: 's1', foreign: true });
+  });
+
   it('refuses with INFERENCE.BUSY once maxQueue requests already wait', async () => {
     const pool = new SequencePool(['s1'], 1);
     const held = await pool.acquire({ sessionId: 'a' });

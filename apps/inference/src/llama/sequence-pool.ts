@@ -6,6 +6,8 @@ interface Slot<S> {
   express: boolean;
   /** The session whose tokens this sequence still holds, so its next turn reuses the KV cache. */
   sessionId?: string;
+  /** The user whose tokens it holds: absent while it has held nobody's. */
+  userId?: string;
   busy: boolean;
   /** Tick of the last release: the smallest is the least recently used. */
   lastUsed: number;
@@ -48,6 +50,13 @@ export interface SequenceLease<S> {
   reused: boolean;
   /** Another session whose cache this sequence held and which the caller is about to overwrite. */
   evictedSessionId?: string;
+  /**
+   * The sequence holds another user's tokens. A prompt that shares a prefix with them would
+   * reuse it, and `cachedTokens` (or how soon the reply starts) would tell this user how much
+   * of the other's prompt they guessed: the caller clears it first unless the model shares
+   * caches across users.
+   */
+  foreign: boolean;
   release: () => void;
 }
 
@@ -173,20 +182,22 @@ export class SequencePool<S> {
 
   /**
    * Whose cache a new session takes: the least recently used, or one from the older half of the
-   * idle sequences that sits beside a busy one. node-llama-cpp gives each sequence its own KV
+   * idle sequences that holds the same user's tokens (their shared system prompt and tools are
+   * reused, where another user's would be cleared), else one that sits beside a busy one. node-llama-cpp gives each sequence its own KV
    * stream, and llama.cpp decodes a batch's sequences in one pass over the weights only while
    * their ids run consecutively: busy sequences 2, 3, 4, 5 are one pass per token, 7, 0, 1, 2
    * are two, and every pass has a cost of its own on top of its tokens'. A session evicted a
    * little earlier than pure LRU would is the price.
    */
-  private slotToEvict(mostRecentFirst: Slot<S>[]): Slot<S> | undefined {
+  private slotToEvict(mostRecentFirst: Slot<S>[], userId: string): Slot<S> | undefined {
     const olderHalf = mostRecentFirst.slice(Math.floor(mostRecentFirst.length / 2)).reverse();
     const busyNeighbours = (slot: Slot<S>) => {
       const at = this.slots.indexOf(slot);
       return Number(this.slots[at - 1]?.busy ?? false) + Number(this.slots[at + 1]?.busy ?? false);
     };
+    const sameUser = (slot: Slot<S>) => Number(slot.userId === userId);
     // Stable: among equals, the least recently used.
-    return olderHalf.sort((a, b) => busyNeighbours(b) - busyNeighbours(a))[0];
+    return olderHalf.sort((a, b) => sameUser(b) - sameUser(a) || busyNeighbours(b) - busyNeighbours(a))[0];
   }
 
   private tryLease(sessionId: string | undefined, userId: string): SequenceLease<S> | undefined {
@@ -195,17 +206,20 @@ export class SequencePool<S> {
     if (idle.length === 0) return undefined;
     const mostRecentFirst = [...idle].sort((a, b) => b.lastUsed - a.lastUsed);
     const own = sessionId === undefined ? undefined : mostRecentFirst.find((s) => s.sessionId === sessionId);
-    const slot = own ?? idle.find((s) => s.sessionId === undefined) ?? this.slotToEvict(mostRecentFirst);
+    const slot = own ?? idle.find((s) => s.sessionId === undefined) ?? this.slotToEvict(mostRecentFirst, userId);
     if (!slot) return undefined;
     const evictedSessionId = own ? undefined : slot.sessionId;
+    const foreign = slot.userId !== undefined && slot.userId !== userId;
     slot.busy = true;
     slot.sessionId = sessionId;
+    slot.userId = userId;
     this.running.set(userId, (this.running.get(userId) ?? 0) + 1);
     let released = false;
     return {
       sequence: slot.sequence,
       reused: own !== undefined,
       evictedSessionId,
+      foreign,
       release: () => {
         if (released) return;
         released = true;

@@ -27,6 +27,7 @@ describe('model registry', () => {
       expressSequences: 0,
       maxQueue: 16,
       streamIntervalMs: 50,
+      cacheSharing: 'user',
       chatTemplate: 'auto',
       sampling: {},
       roles: [],

@@ -76,6 +76,14 @@ export const llamaModelSchema = z
      * concurrent replies. 0 sends every token as it comes.
      */
     streamIntervalMs: z.number().int().min(0).max(1000).default(50),
+    /**
+     * Whose cached tokens a request may start from. `user`: only its own user's (their system
+     * prompt and tools are still evaluated once per user). A sequence that held another user's
+     * prompt is cleared first: reusing its prefix would show in `cached_tokens` and in how soon
+     * the reply starts, which lets a user test guesses at a colleague's prompt. `all`: any
+     * session's, for one user or a team that accepts that (a shared prompt is evaluated once).
+     */
+    cacheSharing: z.enum(['user', 'all']).default('user'),
     chatTemplate: chatTemplateSchema.default('auto'),
     sampling: samplingDefaultsSchema.default({}),
     roles: z.array(z.string().regex(/^[a-z][a-z0-9-]{0,31}$/)).default([]),
