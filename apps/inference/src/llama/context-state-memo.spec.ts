@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { memoizeContextState } from './context-state-memo';
+import { memoizeContextState, renderContextState } from './context-state-memo';
 import type { ChatWrapper } from './llama-runtime';
 
 /** A chat wrapper that counts its renders. */
@@ -45,5 +45,25 @@ describe('memoizeContextState', () => {
     expect(wrapper.renders).toBe(17);
     memo.generateContextState({ chatHistory: history('request 0') });
     expect(wrapper.renders).toBe(18);
+  });
+
+  it('always computes the worker\'s own render, then answers LlamaChat\'s from it', () => {
+    const { wrapper, memo } = countingWrapper();
+    // Someone else's request rendered this very prompt a moment ago...
+    renderContextState(memo, { chatHistory: history('the same prompt') });
+    memo.generateContextState({ chatHistory: history('the same prompt') });
+    expect(wrapper.renders).toBe(1);
+    // ...this request's own render still takes its full time: nothing tells it the prompt was seen.
+    const own = renderContextState(memo, { chatHistory: history('the same prompt') });
+    expect(wrapper.renders).toBe(2);
+    expect(memo.generateContextState({ chatHistory: history('the same prompt') })).toBe(own);
+    expect(wrapper.renders).toBe(2);
+  });
+
+  it('renders plainly for a wrapper that is not memoized', () => {
+    const wrapper = { renders: 0, generateContextState: () => ({ contextText: `#${++wrapper.renders}` }) };
+    renderContextState(wrapper as unknown as ChatWrapper, { chatHistory: history('hi') });
+    renderContextState(wrapper as unknown as ChatWrapper, { chatHistory: history('hi') });
+    expect(wrapper.renders).toBe(2);
   });
 });

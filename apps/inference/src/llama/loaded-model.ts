@@ -12,6 +12,7 @@ import {
   type ReplyMode,
 } from '../tool-calls/tool-choice';
 import { toChatFunctions, toChatHistory } from './chat-history';
+import { renderContextState } from './context-state-memo';
 import type { ChatWrapper, Llama, LlamaBackend, LlamaContext, LlamaContextSequence, LlamaModel, NodeLlamaCpp } from './llama-runtime';
 import { commonPrefixLength, fitPrompt } from './prompt-fit';
 import { resolveSampling } from './sampling';
@@ -264,7 +265,7 @@ export class LoadedModel {
     if (mode.kind === 'forced-tool') history.push({ type: 'system', text: forcedCallInstruction(mode.tools) });
     // With the empty reply LlamaChat appends before it renders: the same render, so the chat
     // wrapper's memo (context-state-memo.ts) answers LlamaChat's from this one.
-    const { contextText } = this.chatWrapper.generateContextState({ chatHistory: [...history, { type: 'model', response: [] }], availableFunctions: functions });
+    const { contextText } = renderContextState(this.chatWrapper, { chatHistory: [...history, { type: 'model', response: [] }], availableFunctions: functions });
     return { history, tokens: contextText.tokenize(this.model.tokenizer) };
   }
 
