@@ -48,6 +48,8 @@ const SYSTEM = 'You are a careful coding agent working in a TypeScript monorepo.
 async function main(): Promise<void> {
   await ensureModel();
   console.log(`model ${MODEL} · ${THREADS} threads · context ${CONTEXT} · ${SEQUENCES} sequences · ${MAX_TOKENS} tokens per reply\n`);
+  // The worker below installs its node-llama-cpp patches (batching among them) in this process,
+  // so the direct side runs with them too: it is node-llama-cpp as the worker uses it.
   const direct = await DirectLlama.open({ modelPath: MODEL, contextSize: CONTEXT, sequences: SEQUENCES, threads: THREADS });
   const [nats, redis] = await Promise.all([startNats(), startRedis()]);
   // As in the compose stack, the worker and its clients reach NATS and Redis on the Docker
