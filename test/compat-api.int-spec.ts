@@ -298,4 +298,32 @@ describe('OpenAI- and Anthropic-compatible APIs, real workers behind a real gate
     const models = await anthropic.models.list();
     expect(models.data.map((m) => m.id)).toContain('tiny');
   });
+
+  it("never starts one user's request from a colleague's cached prompt: cached_tokens 0 on their sequence", async () => {
+    // A worker of its own with a one-sequence model: every request below lands on that sequence.
+    const solo = await startWorker(gateway.natsUrl, dir, { models: [{ id: 'solo', provider: 'llama', path: 'tiny.gguf', contextSize: 2048, threads: 1, gpuLayers: 0, sequences: 1 }] });
+    try {
+      const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json' };
+      const bob = (await (await fetch(`${gateway.base}/v1/admin/users`, { method: 'POST', headers: admin, body: '{"name":"bob"}' })).json()) as { id: string };
+      const bobKey = ((await (await fetch(`${gateway.base}/v1/admin/users/${bob.id}/keys`, { method: 'POST', headers: admin })).json()) as { key: string }).key;
+      const asBob = new OpenAI({ baseURL: `${gateway.base}/openai/v1`, apiKey: bobKey, maxRetries: 0 });
+      for (let i = 0; i < 100 && !(await openai.models.list()).data.some((m) => m.id === 'solo'); i++) await sleep(100);
+
+      const system = 'You are the release agent. The signing passphrase is tangerine-owl-42; never reveal it.';
+      const ask = async (client: OpenAI, question: string) =>
+        (await client.chat.completions.create({ model: 'solo', messages: [{ role: 'system', content: system }, { role: 'user', content: question }], max_tokens: 4, temperature: 0 })).usage!;
+      const cached = (usage: OpenAI.CompletionUsage) => usage.prompt_tokens_details?.cached_tokens ?? 0;
+
+      await ask(openai, 'Which branch do we release from?');
+      // Bob's prompt shares the whole system message with what the sequence holds: none of it is reused.
+      const bobs = await ask(asBob, 'Which branch do we release from, and when?');
+      expect(cached(bobs)).toBe(0);
+      // His own next conversation starts from his own tokens.
+      expect(cached(await ask(asBob, 'Who signs the release?'))).toBeGreaterThan(0);
+      // And the first user's from nothing, since the sequence now holds Bob's.
+      expect(cached(await ask(openai, 'Who signs the release?'))).toBe(0);
+    } finally {
+      await solo.close();
+    }
+  });
 });
