@@ -183,11 +183,12 @@ export class SequencePool<S> {
   /**
    * Whose cache a new session takes: the least recently used, or one from the older half of the
    * idle sequences that holds the same user's tokens (their shared system prompt and tools are
-   * reused, where another user's would be cleared), else one that sits beside a busy one. node-llama-cpp gives each sequence its own KV
-   * stream, and llama.cpp decodes a batch's sequences in one pass over the weights only while
-   * their ids run consecutively: busy sequences 2, 3, 4, 5 are one pass per token, 7, 0, 1, 2
-   * are two, and every pass has a cost of its own on top of its tokens'. A session evicted a
-   * little earlier than pure LRU would is the price.
+   * reused, where another user's would be cleared), else one that sits beside a busy one.
+   * node-llama-cpp gives each sequence its own KV stream, and llama.cpp decodes a batch's
+   * sequences in one pass over the weights only while their ids run consecutively: busy
+   * sequences 2, 3, 4, 5 are one pass per token, 7, 0, 1, 2 are two, and every pass has a cost
+   * of its own on top of its tokens'. A session evicted a little earlier than pure LRU would is
+   * the price.
    */
   private slotToEvict(mostRecentFirst: Slot<S>[], userId: string): Slot<S> | undefined {
     const olderHalf = mostRecentFirst.slice(Math.floor(mostRecentFirst.length / 2)).reverse();
