@@ -18,6 +18,7 @@ import { mkdir } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import type { ChatMessage, GenerateRequest, ToolDefinition } from '@weft/contracts';
 import { startNats, startRedis } from '../../test/support/containers';
 import { DirectLlama } from './direct';
@@ -88,16 +89,21 @@ interface Side {
  * OpenAI-compatible route (HTTP → gateway → NATS → worker, streamed back as SSE) and llama-server.
  */
 async function shortPrompts(direct: DirectLlama, weft: WeftPath, openai: OpenAiPath | undefined, server: LlamaServer | undefined): Promise<void> {
-  // Every request opens with its own line, so no two share a prefix a cache could reuse.
-  const prompt = (i: number, c: number) => ({ system: `Request ${c}-${i}-${Date.now()}. ${SYSTEM}`, user: `Summarise what file number ${i} of the project does.` });
-  const messages = (i: number, c: number): ChatMessage[] => [
-    { role: 'system', content: prompt(i, c).system },
-    { role: 'user', content: prompt(i, c).user },
+  // Every request opens with a nonce of its own, so no two share more than the chat template's
+  // first tokens. (A request number and timestamp there shared up to 25 tokens with an earlier
+  // request, which llama-server's prompt-similarity slot choice found and reused.)
+  const prompt = (i: number, c: number) => ({
+    system: `${randomBytes(6).toString('hex')}: request ${c}-${i}. ${SYSTEM}`,
+    user: `Summarise what file number ${i} of the project does.`,
+  });
+  const messages = ({ system, user }: ReturnType<typeof prompt>): ChatMessage[] => [
+    { role: 'system', content: system },
+    { role: 'user', content: user },
   ];
   const sides: Side[] = [
     { name: 'direct', run: (i, c) => direct.generate(prompt(i, c).system, prompt(i, c).user, MAX_TOKENS) },
-    { name: 'NATS', run: (i, c, round) => weft.generate({ model: 'bench', sessionId: `bench-${c}-${round}-${i}`, messages: messages(i, c), maxTokens: MAX_TOKENS }) },
-    ...(openai ? [{ name: 'OpenAI API', run: (i: number, c: number) => openai.chat('bench', messages(i, c), MAX_TOKENS) }] : []),
+    { name: 'NATS', run: (i, c, round) => weft.generate({ model: 'bench', sessionId: `bench-${c}-${round}-${i}`, messages: messages(prompt(i, c)), maxTokens: MAX_TOKENS }) },
+    ...(openai ? [{ name: 'OpenAI API', run: (i: number, c: number) => openai.chat('bench', messages(prompt(i, c)), MAX_TOKENS) }] : []),
     ...(server ? [{ name: 'llama-server', run: (i: number, c: number) => server.generate(prompt(i, c).system, prompt(i, c).user, MAX_TOKENS) }] : []),
   ];
   const results = sides.map(() => [] as LevelResult[]);

@@ -45,9 +45,26 @@ describe('SequencePool', () => {
     // s4 (e) is the oldest, but s2 (c), in the older half too, continues the busy run s0, s1.
     const f = await pool.acquire({ sessionId: 'f' });
     expect(f).toMatchObject({ sequence: 's2', evictedSessionId: 'c' });
-    // Only the least recently used is old enough now.
-    expect(await pool.acquire({ sessionId: 'g' })).toMatchObject({ sequence: 's4', evictedSessionId: 'e' });
-    for (const lease of [a, b, f]) lease?.release();
+    // Only s4 (e) is in the older half now, but it would split the busy ones into two runs (two
+    // passes per token): the more recent d on s3 is evicted instead.
+    const g = await pool.acquire({ sessionId: 'g' });
+    expect(g).toMatchObject({ sequence: 's3', evictedSessionId: 'd' });
+    for (const lease of [a, b, f, g]) lease?.release();
+  });
+
+  it('keeps a wave of new sessions on consecutive sequences, evicting a recent session only to save a pass', async () => {
+    const ids = ['s0', 's1', 's2', 's3', 's4', 's5', 's6', 's7'];
+    const pool = new SequencePool(ids);
+    const first = await Promise.all(ids.map((id) => pool.acquire({ sessionId: `old-${id}` })));
+    // Released 6, 7, 0, 1, then 2, 3, 4, 5: the older half wraps round the end of the ids.
+    for (const at of [6, 7, 0, 1, 2, 3, 4, 5]) first[at]?.release();
+    const wave = [];
+    for (const session of ['w1', 'w2', 'w3', 'w4']) wave.push(await pool.acquire({ sessionId: session }));
+    // s6 and s7 from the older half; then s0 would start a second run, so the recent s5 and s4.
+    expect(wave.map((lease) => lease.sequence)).toEqual(['s6', 's7', 's5', 's4']);
+    for (const lease of wave) lease.release();
+    // Nothing busy, so every choice is one pass: the least recently used, from the older half.
+    expect(await pool.acquire({ sessionId: 'next' })).toMatchObject({ sequence: 's0', evictedSessionId: 'old-s0' });
   });
 
   it('marks a sequence that holds another user\'s tokens as foreign, and only that one', async () => {

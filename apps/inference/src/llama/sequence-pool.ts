@@ -71,8 +71,9 @@ export interface PoolStats {
 
 /**
  * Hands out a context's sequences one generation at a time. A session gets back the sequence
- * holding its earlier turns when that one is free; otherwise an empty sequence, otherwise the
- * least recently used one (evicting that session's cache). Callers beyond the pool wait, at most
+ * holding its earlier turns when that one is free; otherwise one that keeps the busy sequences
+ * consecutive, preferring an empty one, then the least recently used (`slotToTake`, evicting that
+ * session's cache). Callers beyond the pool wait, at most
  * `maxQueue` of them (the next one is refused with INFERENCE.BUSY), and are served in weighted
  * fair order across users, then by arrival (self-clocked fair queuing): each waiter's tag is its
  * user's previous tag, or the virtual time if later, plus 1/weight, and the smallest tag is served
@@ -181,24 +182,41 @@ export class SequencePool<S> {
   }
 
   /**
-   * Whose cache a new session takes: the least recently used, or one from the older half of the
-   * idle sequences that holds the same user's tokens (their shared system prompt and tools are
-   * reused, where another user's would be cleared), else one that sits beside a busy one.
-   * node-llama-cpp gives each sequence its own KV stream, and llama.cpp decodes a batch's
-   * sequences in one pass over the weights only while their ids run consecutively: busy
-   * sequences 2, 3, 4, 5 are one pass per token, 7, 0, 1, 2 are two, and every pass has a cost
-   * of its own on top of its tokens'. A session evicted a little earlier than pure LRU would is
-   * the price.
+   * Which sequence a new session takes. node-llama-cpp gives each sequence its own KV stream,
+   * and llama.cpp decodes a batch's sequences in one pass over the weights only while their ids
+   * run consecutively: busy sequences 2, 3, 4, 5 are one pass per token, 6, 7, 0, 1 are two, and
+   * every pass costs about as much as a whole single-stream token. So, fewest passes first; then
+   * an empty sequence; then one holding the same user's tokens (their system prompt and tools
+   * are reused, where another user's would be cleared); then the least recently used. The
+   * candidates are the empty sequences and the older half of the idle ones, which leaves an
+   * agent's session a few seconds between its turns. A more recent session is evicted only when
+   * that saves a pass: its KV state is saved for its next turn, while the extra pass would slow
+   * every token of every running generation.
    */
-  private slotToEvict(mostRecentFirst: Slot<S>[], userId: string): Slot<S> | undefined {
-    const olderHalf = mostRecentFirst.slice(Math.floor(mostRecentFirst.length / 2)).reverse();
-    const busyNeighbours = (slot: Slot<S>) => {
-      const at = this.slots.indexOf(slot);
-      return Number(this.slots[at - 1]?.busy ?? false) + Number(this.slots[at + 1]?.busy ?? false);
-    };
-    const sameUser = (slot: Slot<S>) => Number(slot.userId === userId);
-    // Stable: among equals, the least recently used.
-    return olderHalf.sort((a, b) => sameUser(b) - sameUser(a) || busyNeighbours(b) - busyNeighbours(a))[0];
+  private slotToTake(mostRecentFirst: Slot<S>[], userId: string): Slot<S> | undefined {
+    const half = Math.floor(mostRecentFirst.length / 2);
+    // Ties (never used) in id order.
+    const leastRecentFirst = (slots: Slot<S>[]) => [...slots].sort((a, b) => a.lastUsed - b.lastUsed);
+    const older = leastRecentFirst(mostRecentFirst.slice(half));
+    const empty = mostRecentFirst.filter((s) => s.sessionId === undefined && !older.includes(s));
+    const passes = new Map(mostRecentFirst.map((s) => [s, this.passesWith(s)]));
+    const best = (slots: Slot<S>[]) =>
+      // Stable sort: among equals, the least recently used.
+      slots.sort(
+        (a, b) =>
+          passes.get(a)! - passes.get(b)! ||
+          Number(b.sessionId === undefined) - Number(a.sessionId === undefined) ||
+          Number(b.userId === userId) - Number(a.userId === userId),
+      )[0];
+    const choice = best([...leastRecentFirst(empty), ...older]);
+    const recent = best(leastRecentFirst(mostRecentFirst.slice(0, half)).filter((s) => !empty.includes(s)));
+    return recent && (!choice || passes.get(recent)! < passes.get(choice)!) ? recent : choice;
+  }
+
+  /** Runs of consecutive busy ids, were this sequence busy too: llama.cpp's passes per decoded token. */
+  private passesWith(taken: Slot<S>): number {
+    const busy = (i: number) => this.slots[i]?.busy === true || this.slots[i] === taken;
+    return this.slots.filter((_, i) => busy(i) && !busy(i - 1)).length;
   }
 
   private tryLease(sessionId: string | undefined, userId: string): SequenceLease<S> | undefined {
@@ -207,7 +225,7 @@ export class SequencePool<S> {
     if (idle.length === 0) return undefined;
     const mostRecentFirst = [...idle].sort((a, b) => b.lastUsed - a.lastUsed);
     const own = sessionId === undefined ? undefined : mostRecentFirst.find((s) => s.sessionId === sessionId);
-    const slot = own ?? idle.find((s) => s.sessionId === undefined) ?? this.slotToEvict(mostRecentFirst, userId);
+    const slot = own ?? this.slotToTake(mostRecentFirst, userId);
     if (!slot) return undefined;
     const evictedSessionId = own ? undefined : slot.sessionId;
     const foreign = slot.userId !== undefined && slot.userId !== userId;
