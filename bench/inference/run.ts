@@ -230,8 +230,9 @@ function toolOutput(turn: number): string {
 /**
  * A 10-turn agent loop (reply, tool call, tool result, next reply), replayed on the Weft worker:
  * once as one session whose sequence keeps its tokens, once with another session evicting it
- * before every turn (what happens to a session whose cache was lost), and, with the `openai`
- * part, statelessly through the OpenAI-compatible route (the whole conversation each time).
+ * before every turn and the turn sent as a session the worker has never seen (what happens to a
+ * session whose cache was lost: a saved KV state is not found under the new id), and, with the
+ * `openai` part, statelessly through the OpenAI-compatible route (the whole conversation each time).
  */
 async function transcript(weft: WeftPath, openai: OpenAiPath | undefined): Promise<void> {
   const modes = ['kept', 'evicted', ...(openai ? (['stateless'] as const) : [])] as const;
@@ -254,7 +255,8 @@ async function transcript(weft: WeftPath, openai: OpenAiPath | undefined): Promi
         text = reply.text;
         runs[mode].push({ turn, promptTokens: reply.promptTokens, evaluated: reply.evaluated ?? reply.promptTokens, cached: reply.cachedTokens, ttftMs: reply.ttftMs, totalMs: performance.now() - started });
       } else {
-        const { result, ttftMs } = await weft.generate({ model: 'bench-1', sessionId, messages, tools: [readFile], maxTokens: 24 });
+        const session = mode === 'evicted' ? `${sessionId}-${turn}` : sessionId;
+        const { result, ttftMs } = await weft.generate({ model: 'bench-1', sessionId: session, messages, tools: [readFile], maxTokens: 24 });
         text = result.text;
         runs[mode].push({
           turn,

@@ -58,7 +58,7 @@ export class LoadedModel {
     private readonly onKvState: (event: KvStateEvent) => void = () => undefined,
   ) {
     const sequences = Array.from({ length: context.totalSequences }, () => context.getSequence());
-    this.pool = new SequencePool(sequences, config.maxQueue, config.expressSequences);
+    this.pool = new SequencePool(sequences, config.maxQueue, config.expressSequences, states !== undefined);
   }
 
   get contextSize(): number {

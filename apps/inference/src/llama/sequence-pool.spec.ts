@@ -39,7 +39,7 @@ describe('SequencePool', () => {
   });
 
   it('evicts a nearly as old session beside a busy sequence, so busy sequences stay consecutive', async () => {
-    const pool = new SequencePool(['s0', 's1', 's2', 's3', 's4']);
+    const pool = new SequencePool(['s0', 's1', 's2', 's3', 's4'], Number.POSITIVE_INFINITY, 0, true);
     const [a, b, c, d, e] = await Promise.all(['a', 'b', 'c', 'd', 'e'].map((sessionId) => pool.acquire({ sessionId })));
     for (const lease of [e, c, d]) lease?.release(); // e least recently used; a and b still running
     // s4 (e) is the oldest, but s2 (c), in the older half too, continues the busy run s0, s1.
@@ -52,19 +52,31 @@ describe('SequencePool', () => {
     for (const lease of [a, b, f, g]) lease?.release();
   });
 
-  it('keeps a wave of new sessions on consecutive sequences, evicting a recent session only to save a pass', async () => {
+  describe('a wave of new sessions after one whose sequences were released a moment before', () => {
     const ids = ['s0', 's1', 's2', 's3', 's4', 's5', 's6', 's7'];
-    const pool = new SequencePool(ids);
-    const first = await Promise.all(ids.map((id) => pool.acquire({ sessionId: `old-${id}` })));
-    // Released 6, 7, 0, 1, then 2, 3, 4, 5: the older half wraps round the end of the ids.
-    for (const at of [6, 7, 0, 1, 2, 3, 4, 5]) first[at]?.release();
-    const wave = [];
-    for (const session of ['w1', 'w2', 'w3', 'w4']) wave.push(await pool.acquire({ sessionId: session }));
-    // s6 and s7 from the older half; then s0 would start a second run, so the recent s5 and s4.
-    expect(wave.map((lease) => lease.sequence)).toEqual(['s6', 's7', 's5', 's4']);
-    for (const lease of wave) lease.release();
-    // Nothing busy, so every choice is one pass: the least recently used, from the older half.
-    expect(await pool.acquire({ sessionId: 'next' })).toMatchObject({ sequence: 's0', evictedSessionId: 'old-s0' });
+    async function secondWave(evictedSessionsAreSaved: boolean) {
+      const pool = new SequencePool(ids, Number.POSITIVE_INFINITY, 0, evictedSessionsAreSaved);
+      const first = await Promise.all(ids.map((id) => pool.acquire({ sessionId: `old-${id}` })));
+      // Released 6, 7, 0, 1, then 2, 3, 4, 5: the older half wraps round the end of the ids.
+      for (const at of [6, 7, 0, 1, 2, 3, 4, 5]) first[at]?.release();
+      const wave = [];
+      for (const session of ['w1', 'w2', 'w3', 'w4']) wave.push(await pool.acquire({ sessionId: session }));
+      return { pool, wave };
+    }
+
+    it('stays on consecutive sequences, evicting recent sessions to save a pass where evicted sessions are saved', async () => {
+      const { pool, wave } = await secondWave(true);
+      // s6 and s7 from the older half; then s0 would start a second run, so the recent s5 and s4.
+      expect(wave.map((lease) => lease.sequence)).toEqual(['s6', 's7', 's5', 's4']);
+      for (const lease of wave) lease.release();
+      // Nothing busy, so every choice is one pass: the least recently used, from the older half.
+      expect(await pool.acquire({ sessionId: 'next' })).toMatchObject({ sequence: 's0', evictedSessionId: 'old-s0' });
+    });
+
+    it('leaves recent sessions alone where evicting one would cost it its whole prompt again', async () => {
+      const { wave } = await secondWave(false);
+      expect(wave.map((lease) => lease.sequence)).toEqual(['s6', 's7', 's0', 's1']);
+    });
   });
 
   it('marks a sequence that holds another user\'s tokens as foreign, and only that one', async () => {

@@ -99,6 +99,8 @@ export class SequencePool<S> {
     sequences: readonly S[],
     private readonly maxQueue = Number.POSITIVE_INFINITY,
     express = 0,
+    /** The caller saves an evicted session's KV state, so evicting a recent one costs a save and a load, not its whole prompt again (`slotToTake`). */
+    private readonly evictedSessionsAreSaved = false,
   ) {
     const firstExpress = sequences.length - Math.min(express, sequences.length - 1);
     this.slots = sequences.map((sequence, i) => ({ sequence, express: i >= firstExpress, busy: false, lastUsed: 0 }));
@@ -189,9 +191,10 @@ export class SequencePool<S> {
    * an empty sequence; then one holding the same user's tokens (their system prompt and tools
    * are reused, where another user's would be cleared); then the least recently used. The
    * candidates are the empty sequences and the older half of the idle ones, which leaves an
-   * agent's session a few seconds between its turns. A more recent session is evicted only when
-   * that saves a pass: its KV state is saved for its next turn, while the extra pass would slow
-   * every token of every running generation.
+   * agent's session a few seconds between its turns. Where evicted sessions are saved, a more
+   * recent session is evicted when that saves a pass: its next turn loads its KV state back,
+   * while the extra pass would slow every token of every running generation. Where they are not
+   * saved, its next turn would evaluate its whole conversation again, so it is left alone.
    */
   private slotToTake(mostRecentFirst: Slot<S>[], userId: string): Slot<S> | undefined {
     const half = Math.floor(mostRecentFirst.length / 2);
@@ -209,6 +212,7 @@ export class SequencePool<S> {
           Number(b.userId === userId) - Number(a.userId === userId),
       )[0];
     const choice = best([...leastRecentFirst(empty), ...older]);
+    if (!this.evictedSessionsAreSaved) return choice;
     const recent = best(leastRecentFirst(mostRecentFirst.slice(0, half)).filter((s) => !empty.includes(s)));
     return recent && (!choice || passes.get(recent)! < passes.get(choice)!) ? recent : choice;
   }
