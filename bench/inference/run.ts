@@ -232,7 +232,8 @@ function toolOutput(turn: number): string {
  * once as one session whose sequence keeps its tokens, once with another session evicting it
  * before every turn and the turn sent as a session the worker has never seen (what happens to a
  * session whose cache was lost: a saved KV state is not found under the new id), and, with the
- * `openai` part, statelessly through the OpenAI-compatible route (the whole conversation each time).
+ * `openai` part, statelessly through the OpenAI-compatible route (the whole conversation each
+ * time).
  */
 async function transcript(weft: WeftPath, openai: OpenAiPath | undefined): Promise<void> {
   const modes = ['kept', 'evicted', ...(openai ? (['stateless'] as const) : [])] as const;

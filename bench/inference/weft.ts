@@ -58,7 +58,7 @@ export class WeftPath {
       LOG_LEVEL: 'error',
       METRICS_PORT: '0',
       WORKER_ID: 'bench',
-      // As in the compose stack: evicted sessions' KV states are saved, which the sequence pool counts on.
+      // As in the compose stack: evicted sessions' KV states are saved (the sequence pool counts on it).
       KV_STATE_DIR: join(dir, 'kv-state'),
       // The same binary as the direct side (DirectLlama reads LLAMA_BINARY too).
       LLAMA_BINARY: process.env.LLAMA_BINARY,

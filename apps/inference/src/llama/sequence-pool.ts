@@ -73,11 +73,11 @@ export interface PoolStats {
  * Hands out a context's sequences one generation at a time. A session gets back the sequence
  * holding its earlier turns when that one is free; otherwise one that keeps the busy sequences
  * consecutive, preferring an empty one, then the least recently used (`slotToTake`, evicting that
- * session's cache). Callers beyond the pool wait, at most
- * `maxQueue` of them (the next one is refused with INFERENCE.BUSY), and are served in weighted
- * fair order across users, then by arrival (self-clocked fair queuing): each waiter's tag is its
- * user's previous tag, or the virtual time if later, plus 1/weight, and the smallest tag is served
- * first, so a user with sixteen agents waiting cannot keep a user with one behind all sixteen.
+ * session's cache). Callers beyond the pool wait, at most `maxQueue` of them (the next one is
+ * refused with INFERENCE.BUSY), and are served in weighted fair order across users, then by
+ * arrival (self-clocked fair queuing): each waiter's tag is its user's previous tag, or the
+ * virtual time if later, plus 1/weight, and the smallest tag is served first, so a user with
+ * sixteen agents waiting cannot keep a user with one behind all sixteen.
  */
 export class SequencePool<S> {
   private readonly slots: Slot<S>[];
@@ -99,7 +99,7 @@ export class SequencePool<S> {
     sequences: readonly S[],
     private readonly maxQueue = Number.POSITIVE_INFINITY,
     express = 0,
-    /** The caller saves an evicted session's KV state, so evicting a recent one costs a save and a load, not its whole prompt again (`slotToTake`). */
+    /** The caller saves evicted sessions' KV states: evicting a recent one costs a save and a load, not its whole prompt (`slotToTake`). */
     private readonly evictedSessionsAreSaved = false,
   ) {
     const firstExpress = sequences.length - Math.min(express, sequences.length - 1);
