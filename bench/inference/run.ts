@@ -96,15 +96,17 @@ async function shortPrompts(direct: DirectLlama, weft: WeftPath, openai: OpenAiP
     system: `${randomBytes(6).toString('hex')}: request ${c}-${i}. ${SYSTEM}`,
     user: `Summarise what file number ${i} of the project does.`,
   });
+  // One prompt per request: its system line and user line, as llama-server and direct take them.
+  const asArgs = ({ system, user }: ReturnType<typeof prompt>) => [system, user, MAX_TOKENS] as const;
   const messages = ({ system, user }: ReturnType<typeof prompt>): ChatMessage[] => [
     { role: 'system', content: system },
     { role: 'user', content: user },
   ];
   const sides: Side[] = [
-    { name: 'direct', run: (i, c) => direct.generate(prompt(i, c).system, prompt(i, c).user, MAX_TOKENS) },
+    { name: 'direct', run: (i, c) => direct.generate(...asArgs(prompt(i, c))) },
     { name: 'NATS', run: (i, c, round) => weft.generate({ model: 'bench', sessionId: `bench-${c}-${round}-${i}`, messages: messages(prompt(i, c)), maxTokens: MAX_TOKENS }) },
     ...(openai ? [{ name: 'OpenAI API', run: (i: number, c: number) => openai.chat('bench', messages(prompt(i, c)), MAX_TOKENS) }] : []),
-    ...(server ? [{ name: 'llama-server', run: (i: number, c: number) => server.generate(prompt(i, c).system, prompt(i, c).user, MAX_TOKENS) }] : []),
+    ...(server ? [{ name: 'llama-server', run: (i: number, c: number) => server.generate(...asArgs(prompt(i, c))) }] : []),
   ];
   const results = sides.map(() => [] as LevelResult[]);
   const roundsByLevel: LevelResult[][][] = [];
