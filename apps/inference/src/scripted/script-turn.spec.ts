@@ -25,6 +25,19 @@ describe('scripted turns', () => {
     expect(planTurn('scripted/demo', script, afterTool).chunks.join('')).toBe('There are two files here.');
   });
 
+  it('counts a reply split into several assistant messages as one step', () => {
+    const split: ChatMessage[] = [
+      user('write it'),
+      { role: 'assistant', content: 'Writing the file.' },
+      { role: 'assistant', content: '', toolCalls: [{ id: 'call_0_0', name: 'write_file', arguments: {} }] },
+      { role: 'tool', toolCallId: 'call_0_0', name: 'write_file', content: 'ok' },
+    ];
+    expect(scriptStep(split)).toBe(1);
+    expect(scriptStep([...split, { role: 'assistant', content: 'Done.' }, { role: 'system', content: 'reminder' }, user('again')])).toBe(2);
+    const reminderInside: ChatMessage[] = [user('go'), { role: 'assistant', content: 'a' }, { role: 'system', content: 'note' }, { role: 'assistant', content: 'b' }];
+    expect(scriptStep(reminderInside)).toBe(1);
+  });
+
   it('returns tool calls with ids derived from the step', () => {
     const plan = planTurn('scripted/demo', script, [user('go')]);
     expect(plan.finishReason).toBe('tool_calls');

@@ -7,9 +7,21 @@ import {
 } from '@weft/contracts';
 import type { Script } from './script.schema';
 
-/** Stateless: the step is how many assistant messages the conversation already holds. */
+/**
+ * Stateless: the step is how many assistant replies the conversation already holds. Consecutive
+ * assistant messages are one reply: clients split a reply's text and its tool calls into
+ * messages (Codex in chat mode) or items (the Responses API) of their own. System messages
+ * a client inserts between them (Claude Code's reminders) do not end the reply.
+ */
 export function scriptStep(messages: readonly ChatMessage[]): number {
-  return messages.filter((m) => m.role === 'assistant').length;
+  let replies = 0;
+  let inReply = false;
+  for (const message of messages) {
+    if (message.role === 'system') continue;
+    if (message.role === 'assistant' && !inReply) replies += 1;
+    inReply = message.role === 'assistant';
+  }
+  return replies;
 }
 
 /** Splits text into word-sized deltas (each keeps its trailing whitespace). */
