@@ -58,6 +58,40 @@ describe('FleetRegistry', () => {
     expect(store.saved.size).toBe(0);
   });
 
+  it('does not drop a worker when its drop timer fires late because this gateway stalled, and reads the beats that waited', () => {
+    let stalledMs = 0;
+    const stalling = new FleetRegistry(store, log, () => performance.now() + stalledMs);
+    const lost = vi.fn();
+    stalling.apply(heartbeat('w1'));
+    stalling.onLost('w1', lost);
+    vi.advanceTimersByTime(2000);
+    // The loop is blocked for 5 s: the timer is due at 3 s and runs first when the loop wakes.
+    stalledMs = 5000;
+    vi.advanceTimersByTime(1000);
+    expect(stalling.get('w1')).toBeDefined();
+    // The heartbeats the worker sent meanwhile are read next, and renew it.
+    stalling.apply(heartbeat('w1'));
+    vi.advanceTimersByTime(2900);
+    expect(stalling.get('w1')).toBeDefined();
+    expect(lost).not.toHaveBeenCalled();
+    stalling.close();
+  });
+
+  it('drops a silent worker one beat after a stall of this gateway, when no heartbeat was waiting', () => {
+    let stalledMs = 0;
+    const stalling = new FleetRegistry(store, log, () => performance.now() + stalledMs);
+    const lost = vi.fn();
+    stalling.apply(heartbeat('dead'));
+    stalling.onLost('dead', lost);
+    stalledMs = 5000;
+    vi.advanceTimersByTime(3000);
+    expect(stalling.get('dead')).toBeDefined();
+    vi.advanceTimersByTime(1000);
+    expect(stalling.get('dead')).toBeUndefined();
+    expect(lost).toHaveBeenCalledWith(expect.objectContaining({ code: ErrorCode.WorkerLost }));
+    stalling.close();
+  });
+
   it('drops a worker that says it stopped and tells whoever streams from it', () => {
     registry.apply(heartbeat('w1'));
     const lost = vi.fn();

@@ -1,5 +1,6 @@
 import { AppError, ErrorCode, type WorkerHeartbeat } from '@weft/contracts';
 import type { Logger } from '@weft/logging';
+import { watchSilence } from './silence-watch';
 
 /** A worker is dropped after this many heartbeat intervals without one. */
 export const MISSED_BEATS = 3;
@@ -14,7 +15,8 @@ export interface FleetStore {
 
 interface Entry {
   heartbeat: WorkerHeartbeat;
-  timer: NodeJS.Timeout;
+  /** Cancels the drop timer. */
+  unwatch: () => void;
 }
 
 export function heartbeatTtlMs(heartbeat: WorkerHeartbeat): number {
@@ -23,8 +25,9 @@ export function heartbeatTtlMs(heartbeat: WorkerHeartbeat): number {
 
 /**
  * The inference workers this gateway replica has heard from. Each heartbeat renews a worker;
- * one that misses MISSED_BEATS of them, or says `stopped`, is dropped, and whoever streams
- * from it is told at once (INFERENCE.WORKER_LOST) instead of waiting out a timeout.
+ * one that misses MISSED_BEATS of them while this replica was listening, or says `stopped`, is
+ * dropped, and whoever streams from it is told at once (INFERENCE.WORKER_LOST) instead of
+ * waiting out a timeout. A stall of this replica's own loop counts as not listening.
  */
 export class FleetRegistry {
   private readonly entries = new Map<string, Entry>();
@@ -33,12 +36,14 @@ export class FleetRegistry {
   constructor(
     private readonly store: FleetStore,
     private readonly log: Logger,
+    /** Monotonic milliseconds, for tests that stall a fake clock. */
+    private readonly now: () => number = () => performance.now(),
   ) {}
 
   apply(heartbeat: WorkerHeartbeat): void {
     const { workerId } = heartbeat;
     const previous = this.entries.get(workerId);
-    if (previous) clearTimeout(previous.timer);
+    previous?.unwatch();
     if (heartbeat.status === 'stopped') {
       this.drop(workerId, `Worker ${workerId} stopped`);
       return;
@@ -47,9 +52,12 @@ export class FleetRegistry {
     // process's generations died with it, and their streams would otherwise wait out their timeout.
     if (previous && previous.heartbeat.startedAt !== heartbeat.startedAt) this.notifyLost(workerId, `Worker ${workerId} restarted`);
     const ttl = heartbeatTtlMs(heartbeat);
-    const timer = setTimeout(() => this.drop(workerId, `Worker ${workerId} stopped heartbeating`), ttl);
-    timer.unref();
-    this.entries.set(workerId, { heartbeat, timer });
+    const unwatch = watchSilence(ttl, heartbeat.intervalMs, {
+      onSilent: () => this.drop(workerId, `Worker ${workerId} stopped heartbeating`),
+      onStalled: (lateMs) => this.log.info({ workerId, lateMs: Math.round(lateMs) }, 'this gateway stalled; reading the heartbeats it missed before judging the worker'),
+      now: this.now,
+    });
+    this.entries.set(workerId, { heartbeat, unwatch });
     if (!previous) this.log.info({ workerId, models: heartbeat.models.map((m) => m.id) }, 'inference worker joined');
     this.store.save(heartbeat, ttl).catch((err: unknown) => this.log.warn({ err, workerId }, 'could not mirror the fleet to Redis'));
   }
@@ -87,7 +95,7 @@ export class FleetRegistry {
   }
 
   close(): void {
-    for (const entry of this.entries.values()) clearTimeout(entry.timer);
+    for (const entry of this.entries.values()) entry.unwatch();
     this.entries.clear();
     this.lostListeners.clear();
   }
@@ -100,7 +108,7 @@ export class FleetRegistry {
 
   private drop(workerId: string, reason: string): void {
     const entry = this.entries.get(workerId);
-    if (entry) clearTimeout(entry.timer);
+    entry?.unwatch();
     const known = this.entries.delete(workerId);
     if (known) this.log.warn({ workerId, reason }, 'inference worker dropped');
     this.notifyLost(workerId, reason);
