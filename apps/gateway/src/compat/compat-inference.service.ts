@@ -20,14 +20,22 @@ import { FleetRouter } from '../fleet/fleet-router';
 import { LOGGER } from '../infra/tokens';
 import { ModelsService } from '../models/models.service';
 import { badRequest } from './compat-error';
-import { conversationKey } from './conversation-key';
+import { conversationKey, promptCacheSessionKey } from './conversation-key';
 
 /** A generation whose first message has arrived: the model was found and a worker took it. */
 export interface StartedGeneration {
+  /** Names the generation for `weft.inference.v1.cancel`, from any replica. */
+  readonly requestId: string;
   /** Text deltas, then the result; ends early when the client goes away. */
   deltas(): AsyncGenerator<string, GenerateResult>;
   /** Waits for the whole reply (a non-streamed response). */
   result(): Promise<GenerateResult>;
+}
+
+/** How a route can steer a generation beyond its request. */
+export interface StartOptions {
+  /** A client's own cache key (OpenAI's `prompt_cache_key`): the session id is derived from it instead of the conversation. */
+  promptCacheKey?: string;
 }
 
 /**
@@ -72,21 +80,24 @@ export class CompatInference {
    * fleet or a bad request still becomes an HTTP error rather than a broken stream. The
    * generation is cancelled on the worker when the client disconnects.
    */
-  async start(principal: Principal, request: Omit<GenerateRequest, 'sessionId' | 'requestId'>, res: Response): Promise<StartedGeneration> {
+  async start(principal: Principal, request: Omit<GenerateRequest, 'sessionId' | 'requestId'>, res: Response, options: StartOptions = {}): Promise<StartedGeneration> {
     await this.models.assertKnown(request.model);
     const abort = new AbortController();
     const onClose = () => {
       if (!res.writableFinished) abort.abort(new AppError(ErrorCode.GenerationCancelled, 'The client disconnected'));
     };
     res.on('close', onClose);
+    const requestId = randomUUID();
     const full: GenerateRequest = {
       ...request,
-      requestId: randomUUID(),
+      requestId,
       user: { id: principal.userId },
       // Code completions of one user share a key: the next keystroke's prompt shares most of its prefix.
       sessionId: request.completion
         ? `${conversationKey(principal.userId, request.model, [])}:completion`
-        : conversationKey(principal.userId, request.model, request.messages, request.tools),
+        : options.promptCacheKey
+          ? promptCacheSessionKey(principal.userId, request.model, options.promptCacheKey)
+          : conversationKey(principal.userId, request.model, request.messages),
     };
     const stream = this.fleet.generate(full, { timeoutMs: this.config.INFERENCE_TIMEOUT_MS, signal: abort.signal })[Symbol.asyncIterator]();
     let first: IteratorResult<GenerateChunk>;
@@ -96,8 +107,9 @@ export class CompatInference {
       res.off('close', onClose);
       throw error;
     }
-    const log = this.log.child({ userId: principal.userId, model: request.model, requestId: full.requestId });
+    const log = this.log.child({ userId: principal.userId, model: request.model, requestId });
     const generation: StartedGeneration = {
+      requestId,
       async result() {
         const deltas = generation.deltas();
         let next = await deltas.next();
