@@ -11,6 +11,8 @@ export const gatewaySettingsSchema = gatewayConfigSchema.extend({
   WORKSPACE_IDLE_DAYS: z.coerce.number().min(0).default(0),
   /** How often the gateway looks for idle workspaces; one replica sweeps per interval. */
   WORKSPACE_EXPIRY_INTERVAL_MS: z.coerce.number().int().min(100).default(60 * 60_000),
+  /** How long a response stored by the OpenAI Responses API (`store`) is kept, as OpenAI keeps them. */
+  OPENAI_RESPONSES_TTL_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
 });
 export type GatewaySettings = z.infer<typeof gatewaySettingsSchema>;
 

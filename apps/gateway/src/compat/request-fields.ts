@@ -53,6 +53,15 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infe
   throw badRequest(`Invalid request: ${param ? `${param}: ` : ''}${issue?.message ?? 'not accepted'}`, param || undefined);
 }
 
+/** Parses one part of a body (an item, a tool) already known by its place; a failure names the field under `param`. */
+export function parseAt<S extends z.ZodType>(schema: S, value: unknown, param: string): z.infer<S> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const where = issue?.path.length ? `${param}.${formatPath(issue.path)}` : param;
+  throw badRequest(`Invalid ${where}: ${issue?.message ?? 'not accepted'}`, where);
+}
+
 /** `['messages', 2, 'content']` → `messages[2].content`. */
 function formatPath(path: readonly PropertyKey[]): string {
   return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i > 0 ? '.' : ''}${String(p)}`)).join('');
