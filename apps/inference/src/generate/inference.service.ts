@@ -16,6 +16,7 @@ import type { Logger } from '@weft/logging';
 import { Observable } from 'rxjs';
 import type { InferenceDriver } from '../drivers/inference-driver';
 import { DeltaCoalescer } from './delta-coalescer';
+import { SharedGeneration } from './shared-generation';
 import { estimatePromptTokens } from '../remote/remote-prompt';
 import type { InferenceMetrics } from '../metrics/inference-metrics';
 import { INFERENCE_DRIVERS, INFERENCE_METRICS, LOGGER, WORKER_IDENTITY, type WorkerIdentity } from '../tokens';
@@ -23,11 +24,13 @@ import { INFERENCE_DRIVERS, INFERENCE_METRICS, LOGGER, WORKER_IDENTITY, type Wor
 interface InFlight {
   abort: AbortController;
   done: Promise<unknown>;
+  shared: SharedGeneration;
 }
 
 /**
  * Routes a request to the driver that serves its model and turns the result into a stream.
- * Keeps every running generation by request id, so a cancel message or a drain can end it.
+ * Keeps every running generation by request id, so a cancel message or a drain can end it and
+ * a retry of the same id joins it (the gateway retries when it lost sight of this worker).
  */
 @Injectable()
 export class InferenceService implements OnApplicationShutdown {
@@ -70,29 +73,39 @@ export class InferenceService implements OnApplicationShutdown {
     return undefined;
   }
 
-  /** Text deltas as they are generated, then one `done`; unsubscribing aborts the generation. */
+  /**
+   * Text deltas as they are generated, then one `done`. The same request id while it runs here
+   * joins the running generation (idempotent retries); it ends when its last subscriber leaves.
+   */
   generate(request: GenerateRequest): Observable<GenerateChunk> {
     return new Observable<GenerateChunk>((subscriber) => {
+      const requestId = request.requestId ?? `internal-${randomUUID()}`;
+      const running = this.inFlight.get(requestId);
+      if (running) {
+        this.log.info({ requestId, sessionId: request.sessionId, attached: running.shared.attached }, 'a retry of a running generation joins it');
+        return running.shared.attach(subscriber);
+      }
       if (this.draining) {
         subscriber.error(new AppError(ErrorCode.InferenceBusy, `Worker ${this.worker.workerId} is draining`, { draining: true }, true));
         return undefined;
       }
-      const requestId = request.requestId ?? `internal-${randomUUID()}`;
-      if (this.inFlight.has(requestId)) {
-        subscriber.error(new AppError(ErrorCode.InvalidRequest, `Request ${requestId} is already running`, { requestId }));
-        return undefined;
-      }
       const abort = new AbortController();
-      const done = this.run(request, abort.signal, (text) => subscriber.next({ type: 'delta', text })).then(
+      const shared = new SharedGeneration(() => abort.abort(new AppError(ErrorCode.GenerationCancelled, 'Generation cancelled', { requestId })));
+      const detach = shared.attach(subscriber);
+      // Forgotten before its subscribers hear the end, so a later retry starts afresh instead of
+      // joining a generation that has nothing more to say.
+      const done = this.run(request, abort.signal, (text) => shared.delta(text)).then(
         (chunk) => {
-          subscriber.next(chunk);
-          subscriber.complete();
+          this.inFlight.delete(requestId);
+          shared.finish(chunk);
         },
-        (error: unknown) => subscriber.error(error),
+        (error: unknown) => {
+          this.inFlight.delete(requestId);
+          shared.fail(error);
+        },
       );
-      this.inFlight.set(requestId, { abort, done });
-      void done.finally(() => this.inFlight.delete(requestId));
-      return () => abort.abort(new AppError(ErrorCode.GenerationCancelled, 'Generation cancelled', { requestId }));
+      this.inFlight.set(requestId, { abort, done, shared });
+      return detach;
     });
   }
 
