@@ -29,11 +29,20 @@ export interface FleetInference {
 const TRY_ELSEWHERE = new Set<string>([ErrorCode.InferenceBusy, ErrorCode.NoResponders, ErrorCode.WorkerLost]);
 
 /**
+ * Failures of this side while the worker may still be generating (no reply in time, a message
+ * that did not parse): the attempt sends a cancel. Any other error is the worker's own answer,
+ * so this attempt runs nothing there, and a cancel for its request id could only end another
+ * run of the same id, the one a refused retry found still running.
+ */
+const STILL_RUNNING_THERE = new Set<string>([ErrorCode.Timeout, ErrorCode.ValidationFailed]);
+
+/**
  * Generations routed over the fleet: to the worker that holds the session's KV cache when it can
  * take the request, else to the least loaded one, else to the queue group. A busy or vanished
  * worker is skipped before anything streamed; once tokens flow, a worker that stops
  * heartbeating fails the stream with INFERENCE.WORKER_LOST at once. The serving worker is
- * recorded as the session's affinity.
+ * recorded as the session's affinity. Every attempt carries the same request id: a retry that
+ * reaches a worker still running the request joins that run there.
  */
 export class FleetInferenceClient implements FleetInference {
   constructor(
@@ -97,8 +106,7 @@ export class FleetInferenceClient implements FleetInference {
       if (lost) throw lost;
     } catch (error) {
       if (lost) throw lost;
-      // Refused or never delivered: nothing runs, and a late cancel must not hit the retry.
-      if (error instanceof AppError && (error.code === ErrorCode.InferenceBusy || error.code === ErrorCode.NoResponders)) mayRun = false;
+      if (error instanceof AppError && !STILL_RUNNING_THERE.has(error.code)) mayRun = false;
       throw error;
     } finally {
       unwatch();
