@@ -36,6 +36,7 @@ function fakeTransport(retry: () => AsyncGenerator<GenerateChunk>) {
       if (attempts++ > 0) return retry();
       return (async function* prefilling(): AsyncGenerator<GenerateChunk> {
         await new Promise((resolve) => options.signal?.addEventListener('abort', resolve, { once: true }));
+        yield* [];
       })();
     },
   } as unknown as RpcClient;
