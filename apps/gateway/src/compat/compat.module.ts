@@ -9,7 +9,7 @@ import { AnthropicErrorFilter } from './anthropic/anthropic-error.filter';
 import { CompatInference } from './compat-inference.service';
 import { OpenAiController } from './openai/openai.controller';
 import { OpenAiErrorFilter } from './openai/openai-error.filter';
-import { OpenAiNotFoundController } from './openai/openai-not-found.controller';
+import { OpenAiNotFound } from './openai/openai-not-found';
 import { ResponseStore } from './responses/response-store.repository';
 import { ResponsesController } from './responses/responses.controller';
 import { ResponsesService } from './responses/responses.service';
@@ -18,8 +18,7 @@ import { StoredResponses } from './responses/stored-responses.service';
 /** The OpenAI- and Anthropic-compatible APIs, for editors and agents that already speak them. */
 @Module({
   imports: [ModelsModule],
-  // The catch-all last: Express matches routes in the order they were registered.
-  controllers: [OpenAiController, ResponsesController, AnthropicController, OpenAiNotFoundController],
+  controllers: [OpenAiController, ResponsesController, AnthropicController],
   providers: [
     CompatInference,
     OpenAiErrorFilter,
@@ -27,6 +26,7 @@ import { StoredResponses } from './responses/stored-responses.service';
     ResponseStore,
     StoredResponses,
     ResponsesService,
+    OpenAiNotFound,
     {
       // Cancels reach the worker over the gateway's one NATS connection (borrowed, not closed here).
       provide: NatsEventBus,
