@@ -182,6 +182,11 @@ export const workerHeartbeatSchema = z.object({
   intervalMs: z.number().int().positive(),
   startedAt: z.string(),
   sentAt: z.string(),
+  /**
+   * How long the worker's main loop has been too busy to refresh this beat's figures (0 when it
+   * is free). Beats come from a thread of their own, so a busy loop does not silence them.
+   */
+  stalledMs: z.number().int().nonnegative().optional(),
   inFlight: z.number().int().nonnegative(),
   models: z.array(workerModelStatusSchema),
   gpu: z

@@ -2,24 +2,35 @@ import { hostname } from 'node:os';
 import { setImmediate } from 'node:timers/promises';
 import { type BeforeApplicationShutdown, Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import type { InferenceConfig } from '@weft/config';
-import { Routes, type WorkerHeartbeat } from '@weft/contracts';
+import { Routes, workerHeartbeatSchema, type WorkerHeartbeat } from '@weft/contracts';
 import type { Logger } from '@weft/logging';
+import { natsConnectOptions, natsServerFrom } from '@weft/messaging';
 import { InferenceService } from '../generate/inference.service';
-import { EVENT_BUS, INFERENCE_CONFIG, LOGGER, SERVER_LINK, WORKER_IDENTITY, type ServerLink, type WorkerIdentity } from '../tokens';
-import { NatsEventBus } from '@weft/messaging';
+import { INFERENCE_CONFIG, LOGGER, SERVER_LINK, WORKER_IDENTITY, type ServerLink, type WorkerIdentity } from '../tokens';
+import { BeatThread } from './beat-thread';
+import type { BeatFigures } from './heartbeat-thread.protocol';
+
+/**
+ * A main loop that has not refreshed the beat's figures for this long is wedged, not busy (no
+ * synchronous step of a request takes a minute): the thread stops beating and the gateway drops
+ * the worker.
+ */
+export const WEDGED_AFTER_MS = 60_000;
 
 /**
  * Announces the worker every HEARTBEAT_INTERVAL_MS: its models, free sequences and cached
- * sessions. On SIGTERM it announces `draining` (the gateway stops routing here), lets the
- * running generations finish, then says `stopped`.
+ * sessions. The beats leave from a thread of their own (`BeatThread`), so a main loop busy with a
+ * long synchronous step does not get a live worker dropped; the main loop only refreshes the
+ * figures they carry. On SIGTERM it announces `draining` (the gateway stops routing here), lets
+ * the running generations finish, then says `stopped`.
  */
 @Injectable()
 export class HeartbeatService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private timer?: NodeJS.Timeout;
   private status: WorkerHeartbeat['status'] = 'ready';
+  private thread?: BeatThread;
 
   constructor(
-    @Inject(EVENT_BUS) private readonly bus: NatsEventBus,
     @Inject(INFERENCE_CONFIG) private readonly config: InferenceConfig,
     @Inject(WORKER_IDENTITY) private readonly worker: WorkerIdentity,
     @Inject(LOGGER) private readonly log: Logger,
@@ -28,13 +39,26 @@ export class HeartbeatService implements OnApplicationBootstrap, BeforeApplicati
   ) {}
 
   onApplicationBootstrap(): void {
-    const beat = () => {
-      this.announce().catch((err: unknown) => this.log.warn({ err }, 'heartbeat failed'));
-      if (this.status === 'stopped') return;
-      this.timer = setTimeout(beat, this.config.HEARTBEAT_INTERVAL_MS);
-      this.timer.unref();
+    this.thread = BeatThread.start(
+      {
+        connect: { ...natsConnectOptions(natsServerFrom(this.config)), name: `inference-${this.worker.workerId}-heartbeat` },
+        subject: Routes.inferenceWorkerAnnounced.subject,
+        intervalMs: this.config.HEARTBEAT_INTERVAL_MS,
+        wedgedAfterMs: WEDGED_AFTER_MS,
+      },
+      this.log,
+    );
+    // The next refresh is scheduled when this one is done: one that hangs lets the figures age.
+    const refresh = () => {
+      this.refresh()
+        .catch((err: unknown) => this.log.warn({ err }, 'could not refresh the heartbeat'))
+        .finally(() => {
+          if (this.status === 'stopped') return;
+          this.timer = setTimeout(refresh, this.config.HEARTBEAT_INTERVAL_MS);
+          this.timer.unref();
+        });
     };
-    beat();
+    refresh();
   }
 
   /** Drains before Nest closes the NATS server, so in-flight replies still reach their callers. */
@@ -53,24 +77,38 @@ export class HeartbeatService implements OnApplicationBootstrap, BeforeApplicati
     this.timer = undefined;
     this.status = 'stopped';
     await this.announce().catch((err: unknown) => this.log.warn({ err }, 'could not announce stop'));
+    await this.thread?.close();
   }
 
+  /** Sends the current figures at once, through the thread, and waits until NATS has them. */
   async announce(): Promise<void> {
+    await this.thread?.announce(await this.figures());
+  }
+
+  private async refresh(): Promise<void> {
+    if (this.status === 'stopped') return;
     // Not before the server's subscriptions are live: the gateway would route to a deaf worker.
-    if (this.status === 'ready' && !(await this.server.flush())) return;
-    const heartbeat: WorkerHeartbeat = {
+    if (this.status === 'ready' && !(await this.server.flush())) {
+      this.thread?.pause();
+      return;
+    }
+    this.thread?.update(await this.figures());
+  }
+
+  private async figures(): Promise<BeatFigures> {
+    const figures: BeatFigures = {
       workerId: this.worker.workerId,
       host: hostname(),
       status: this.inference.isDraining && this.status === 'ready' ? 'draining' : this.status,
       intervalMs: this.config.HEARTBEAT_INTERVAL_MS,
       startedAt: this.worker.startedAt,
-      sentAt: new Date().toISOString(),
       inFlight: this.inference.running,
       models: await this.inference.status(),
     };
     const gpu = await this.inference.gpu();
-    if (gpu) heartbeat.gpu = gpu;
-    this.bus.publish(Routes.inferenceWorkerAnnounced, heartbeat);
-    await this.bus.flush();
+    if (gpu) figures.gpu = gpu;
+    // Checked here, where a mistake has a stack; the thread only stamps the time.
+    workerHeartbeatSchema.omit({ sentAt: true, stalledMs: true }).parse(figures);
+    return figures;
   }
 }
