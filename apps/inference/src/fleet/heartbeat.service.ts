@@ -64,8 +64,11 @@ export class HeartbeatService implements OnApplicationBootstrap, BeforeApplicati
   /** Drains before Nest closes the NATS server, so in-flight replies still reach their callers. */
   async beforeApplicationShutdown(): Promise<void> {
     this.status = 'draining';
+    // New work is refused before the gateway hears of it: a request sent after the announcement
+    // must not be taken while the thread's answer is still on its way to this loop.
+    const drained = this.inference.drain(this.config.DRAIN_TIMEOUT_MS);
     await this.announce().catch((err: unknown) => this.log.warn({ err }, 'could not announce draining'));
-    await this.inference.drain(this.config.DRAIN_TIMEOUT_MS);
+    await drained;
     // Nest publishes a stream's last messages on a later tick: let it, then push them out.
     await setImmediate();
     await this.server.flush().catch((err: unknown) => this.log.warn({ err }, 'could not flush the last replies'));
