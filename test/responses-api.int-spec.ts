@@ -175,7 +175,7 @@ describe('OpenAI Responses API through the official openai client, a real worker
     await expect(stranger.responses.inputItems.list(mine.id)).rejects.toBeInstanceOf(OpenAI.NotFoundError);
     const chained = await stranger.responses.create({ model: 'tiny', previous_response_id: mine.id, input: 'x' }).catch((error: unknown) => error);
     expect(chained).toBeInstanceOf(OpenAI.BadRequestError);
-    expect((chained as OpenAI.APIError).param).toBe('previous_response_id');
+    expect((chained as { param?: string }).param).toBe('previous_response_id');
     expect((await openai.responses.retrieve(mine.id)).id).toBe(mine.id);
   });
 
@@ -215,7 +215,13 @@ describe('OpenAI Responses API through the official openai client, a real worker
   });
 
   it('answers every other route under /openai/v1, any method, with a 404 in OpenAI error shape', async () => {
-    for (const [method, path] of [['GET', '/openai/v1/assistants'], ['POST', '/openai/v1/responses/compact'], ['DELETE', '/openai/v1/models'], ['GET', '/openai/v1']]) {
+    const unknown: Array<[string, string]> = [
+      ['GET', '/openai/v1/assistants'],
+      ['POST', '/openai/v1/responses/compact'],
+      ['DELETE', '/openai/v1/models'],
+      ['GET', '/openai/v1'],
+    ];
+    for (const [method, path] of unknown) {
       const response = await fetch(`${gateway.base}${path}`, { method, headers: { authorization: 'Bearer nope' } });
       expect(response.status, `${method} ${path}`).toBe(404);
       const body = (await response.json()) as { error: Record<string, unknown> };
