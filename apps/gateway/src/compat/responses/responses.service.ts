@@ -49,7 +49,10 @@ export class ResponsesService {
     const options = request.prompt_cache_key ? { promptCacheKey: request.prompt_cache_key } : {};
     const generation = await this.inference.start(principal, translated.generate, res, options);
     const creation: Creation = { principal, echo: responseEcho(responseId(), request), translated, generation, inputItems: storedInputItems(request.input) };
-    await this.save(creation, responseObject(creation.echo, { status: 'in_progress', output: [] }));
+    // The generation runs already: a store that fails now must not leave it unread (only cancel needs this record).
+    await this.save(creation, responseObject(creation.echo, { status: 'in_progress', output: [] })).catch((err: unknown) =>
+      this.log.warn({ err, userId: principal.userId, responseId: creation.echo.id }, 'storing a response in progress failed'),
+    );
     if (request.stream) await this.stream(creation, res);
     else res.json(await this.whole(creation));
   }
