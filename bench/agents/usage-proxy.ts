@@ -122,7 +122,9 @@ function readUsage(data: string, usage: { promptTokens: number; cachedTokens: nu
     usage.promptTokens = Math.max(usage.promptTokens, anthropic.input_tokens + cached);
     usage.cachedTokens = Math.max(usage.cachedTokens, cached);
   }
-  const responses = value.type === 'response.completed' ? value.response?.usage : value.object === 'response' ? value.usage : undefined;
+  // A capped reply closes with `response.incomplete`, a failed one with `response.failed`: both carry the usage.
+  const closing = value.type === 'response.completed' || value.type === 'response.incomplete' || value.type === 'response.failed';
+  const responses = closing ? value.response?.usage : value.object === 'response' ? value.usage : undefined;
   if (responses && responses.input_tokens !== undefined) {
     usage.promptTokens = responses.input_tokens;
     usage.cachedTokens = responses.input_tokens_details?.cached_tokens ?? 0;

@@ -41,3 +41,13 @@ export async function agentClient(name: AgentClientName): Promise<string> {
   if (!existsSync(path)) throw new Error(`npm installed ${pkg}@${version} but ${path} is missing`);
   return path;
 }
+
+/**
+ * Runs a client headless with no input: several of them (Claude Code, Codex, opencode) read a
+ * piped stdin to its end as part of the prompt, and would wait forever on an open one.
+ */
+export function runAgentClient(bin: string, args: string[], options: { cwd: string; timeoutMs: number; env: NodeJS.ProcessEnv }) {
+  const running = run(bin, args, { cwd: options.cwd, timeout: options.timeoutMs, env: options.env, maxBuffer: 16 * 1024 * 1024 });
+  running.child.stdin?.end();
+  return running;
+}
