@@ -40,6 +40,11 @@ export const gatewayConfigSchema = z.object({
   INFERENCE_TIMEOUT_MS: positiveInt().default(300_000),
   /** The largest request body of the OpenAI and Anthropic routes (the whole conversation each time). */
   COMPAT_BODY_MAX_BYTES: positiveInt().default(16 * 1024 * 1024),
+  /**
+   * Logs, per stateless conversation, where a request changed the one before it (message index
+   * and role, never content): why an agent client's prompt was evaluated again. Off by default.
+   */
+  COMPAT_LOG_PROMPT_CHANGES: booleanFlag().default(false),
   SANDBOX_TIMEOUT_MS: positiveInt().default(120_000),
   /**
    * Whether a session may ask for a sandbox network with egress (`sandboxNetwork: "egress"`).

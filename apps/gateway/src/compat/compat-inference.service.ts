@@ -20,6 +20,7 @@ import { FleetRouter } from '../fleet/fleet-router';
 import { LOGGER } from '../infra/tokens';
 import { ModelsService } from '../models/models.service';
 import { badRequest } from './compat-error';
+import { PromptChanges } from './prompt-changes';
 import { conversationKey, promptCacheSessionKey } from './conversation-key';
 
 /** A generation whose first message has arrived: the model was found and a worker took it. */
@@ -53,6 +54,8 @@ export class CompatInference {
     @Inject(GATEWAY_CONFIG) private readonly config: GatewaySettings,
     @Inject(LOGGER) private readonly log: Logger,
   ) {}
+
+  private readonly promptChanges = this.config.COMPAT_LOG_PROMPT_CHANGES ? new PromptChanges() : undefined;
 
   /** Embeddings from a worker serving the model: the least loaded first, the queue group last. */
   async embed(model: string, input: string[]): Promise<EmbedResult> {
@@ -108,6 +111,7 @@ export class CompatInference {
       throw error;
     }
     const log = this.log.child({ userId: principal.userId, model: request.model, requestId });
+    const change = request.completion ? undefined : this.promptChanges?.record(full.sessionId ?? '', request.messages);
     const generation: StartedGeneration = {
       requestId,
       async result() {
@@ -123,6 +127,7 @@ export class CompatInference {
             const chunk = next.value;
             if (chunk.type === 'done') {
               log.info({ usage: chunk.result.usage, finishReason: chunk.result.finishReason }, 'compatible API generation done');
+              if (change) log.info({ sessionId: full.sessionId, ...change, usage: chunk.result.usage }, 'the prompt changed an earlier request of its conversation');
               return chunk.result;
             }
             yield chunk.text;
