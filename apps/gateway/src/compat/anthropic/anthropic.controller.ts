@@ -7,10 +7,9 @@ import { UserAuthGuard } from '../../auth/user-auth.guard';
 import { ModelsService } from '../../models/models.service';
 import { CompatInference } from '../compat-inference.service';
 import { toCompatError } from '../compat-error';
-import { parseBody } from '../request-fields';
 import { openEventStream, writeEvent } from '../sse-response';
 import { anthropicErrorBody, AnthropicErrorFilter } from './anthropic-error.filter';
-import { countTokensRequestSchema, fromMessagesRequest, messagesRequestSchema } from './messages-request';
+import { countTokensRequestSchema, fromMessagesRequest, messagesRequestSchema, parseMessagesBody } from './messages-request';
 import { anthropicUsage, message, messageStart, stopReason, toolUseBlocks, type MessageIdentity } from './messages-response';
 
 /** When the gateway started, as every model's `created_at` (the registry keeps no date). */
@@ -39,7 +38,7 @@ export class AnthropicController {
   @Post('messages')
   @HttpCode(200)
   async messages(@Body() body: unknown, @CurrentPrincipal() principal: Principal, @Res() res: Response): Promise<void> {
-    const request = parseBody(messagesRequestSchema, body);
+    const request = parseMessagesBody(messagesRequestSchema, body);
     const generation = await this.inference.start(principal, fromMessagesRequest(request), res);
     const identity: MessageIdentity = { id: `msg_${randomBytes(12).toString('hex')}`, model: request.model };
     if (!request.stream) {
@@ -85,7 +84,7 @@ export class AnthropicController {
   @Post('messages/count_tokens')
   @HttpCode(200)
   async countTokens(@Body() body: unknown, @CurrentPrincipal() principal: Principal, @Res() res: Response): Promise<void> {
-    const request = parseBody(countTokensRequestSchema, body);
+    const request = parseMessagesBody(countTokensRequestSchema, body);
     const generation = await this.inference.start(principal, { ...fromMessagesRequest(request), countOnly: true }, res);
     const { usage } = await generation.result();
     res.json({ input_tokens: usage.promptTokens });
