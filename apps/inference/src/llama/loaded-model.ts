@@ -13,6 +13,7 @@ import {
 } from '../tool-calls/tool-choice';
 import { toChatFunctions, toChatHistory } from './chat-history';
 import { renderContextState } from './context-state-memo';
+import { foldMidConversationSystem, holdsMidConversationSystem } from './mid-system';
 import type { ChatWrapper, Llama, LlamaBackend, LlamaContext, LlamaContextSequence, LlamaModel, NodeLlamaCpp } from './llama-runtime';
 import { commonPrefixLength, fitPrompt } from './prompt-fit';
 import { resolveSampling } from './sampling';
@@ -46,6 +47,8 @@ export class LoadedModel {
   /** Created on the first embedding request; one request at a time runs in it. */
   private embedding?: Promise<LlamaEmbeddingContext>;
   private embeddingQueue: Promise<unknown> = Promise.resolve();
+  /** The chat template renders a system message after a user turn in place (probed once). */
+  private readonly holdsMidSystem: boolean;
 
   constructor(
     private readonly backend: LlamaBackend,
@@ -59,6 +62,7 @@ export class LoadedModel {
   ) {
     const sequences = Array.from({ length: context.totalSequences }, () => context.getSequence());
     this.pool = new SequencePool(sequences, config.maxQueue, config.expressSequences, states !== undefined);
+    this.holdsMidSystem = holdsMidConversationSystem(chatWrapper);
   }
 
   get contextSize(): number {
@@ -261,8 +265,9 @@ export class LoadedModel {
   }
 
   private render(messages: ChatMessage[], mode: ReplyMode, functions: ReturnType<typeof toChatFunctions>): Rendered {
-    const history = toChatHistory(messages);
-    if (mode.kind === 'forced-tool') history.push({ type: 'system', text: forcedCallInstruction(mode.tools) });
+    const sent = toChatHistory(messages);
+    if (mode.kind === 'forced-tool') sent.push({ type: 'system', text: forcedCallInstruction(mode.tools) });
+    const history = this.holdsMidSystem ? sent : foldMidConversationSystem(sent);
     // With the empty reply LlamaChat appends before it renders: the same render, so the chat
     // wrapper's memo (context-state-memo.ts) answers LlamaChat's from this one.
     const { contextText } = renderContextState(this.chatWrapper, { chatHistory: [...history, { type: 'model', response: [] }], availableFunctions: functions });
