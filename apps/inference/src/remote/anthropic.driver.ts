@@ -52,7 +52,7 @@ export class AnthropicDriver implements InferenceDriver {
     const started = performance.now();
     const tools = request.toolChoice === 'none' ? [] : (request.tools ?? []);
     const maxTokens = replyBudget(model.id, model.contextSize, estimatePromptTokens(request.messages, tools), request.maxTokens, model.maxOutputTokens);
-    const system = request.messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n\n');
+    const system = openingSystem(request.messages);
     const body = {
       model: model.remoteModel ?? model.id,
       stream: true,
@@ -152,7 +152,17 @@ function parseJson(json: string): unknown {
   }
 }
 
-/** Weft messages as Anthropic turns: tool calls are `tool_use` blocks, results `tool_result` blocks in a user turn. */
+/** The system messages that open the conversation, as Anthropic's top-level `system`. */
+function openingSystem(messages: readonly ChatMessage[]): string {
+  const opening = messages.findIndex((m) => m.role !== 'system');
+  return (opening < 0 ? messages : messages.slice(0, opening)).map((m) => m.content).join('\n\n');
+}
+
+/**
+ * Weft messages as Anthropic turns: tool calls are `tool_use` blocks, results `tool_result` blocks
+ * in a user turn. A system message later in the conversation is a text block of the user turn
+ * where it stands: hoisted into `system` it would change the prompt's cached opening.
+ */
 export function toAnthropicMessages(messages: readonly ChatMessage[]): { role: 'user' | 'assistant'; content: unknown[] }[] {
   const out: { role: 'user' | 'assistant'; content: unknown[] }[] = [];
   const push = (role: 'user' | 'assistant', block: unknown) => {
@@ -160,9 +170,11 @@ export function toAnthropicMessages(messages: readonly ChatMessage[]): { role: '
     if (last?.role === role) last.content.push(block);
     else out.push({ role, content: [block] });
   };
-  for (const m of messages) {
+  const opening = messages.findIndex((m) => m.role !== 'system');
+  for (const m of opening < 0 ? [] : messages.slice(opening)) {
     switch (m.role) {
       case 'system':
+        push('user', { type: 'text', text: `### System message\n\n${m.content}\n\n----` });
         break;
       case 'user':
         push('user', { type: 'text', text: m.content });

@@ -200,6 +200,16 @@ describe('remote providers against recorded streams', () => {
         { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'A' }] },
       ]);
     });
+
+    it('keeps a system message after the opening where it stands, as user text, out of the top-level system', () => {
+      expect(
+        toAnthropicMessages([
+          { role: 'system', content: 's' },
+          { role: 'user', content: 'go' },
+          { role: 'system', content: 'env' },
+        ]),
+      ).toEqual([{ role: 'user', content: [{ type: 'text', text: 'go' }, { type: 'text', text: '### System message\n\nenv\n\n----' }] }]);
+    });
   });
 });
 
