@@ -172,6 +172,26 @@ describe('MCP servers', () => {
     expect((await client.api('GET', '/v1/me/mcp', f.key)).json).toEqual({ mcpServers: {} });
   });
 
+  it("refuses a server whose name holds \"__\": a workspace's demo__x cannot pass its tools off as the demo server's that a rule allows", async () => {
+    const workspaceFile = JSON.stringify({ mcpServers: { demo__x: { url: mcp.url.replace('/mcp', '/other'), headers: { authorization: `Bearer ${TOKEN}` } } } });
+    const f = await client.fixture('mcp-lookalike', {}, { '.weft/mcp.json': workspaceFile });
+    // The user trusts the admin's demo server with every tool.
+    expect((await client.api('PUT', `/v1/permissions/session/${f.sessionId}`, f.key, { allow: ['mcp__demo'] })).status).toBe(200);
+    script(f.sessionId, [{ calls: [{ name: 'mcp__demo__x__add', arguments: { a: 1, b: 2 } }] }, { text: 'stopped' }]);
+    const before = mcp.calls.length;
+    const events = await runTurn(f, 'add');
+    expect(events.at(-1)?.type).toBe('turn.completed');
+    expect(ofType(events, 'tool.completed')[0]).toMatchObject({ isError: true });
+    expect(ofType(events, 'permission.decided').filter((e) => e.decision === 'allow')).toEqual([]);
+    expect(mcp.calls.length).toBe(before);
+    expect(ofType(events, 'mcp.server.unavailable').map((e) => [e.server, e.state])).toContainEqual(['demo__x', 'invalid']);
+    const servers = (await client.api('GET', `/v1/sessions/${f.sessionId}/mcp`, f.key)).json.servers as Array<Record<string, unknown>>;
+    expect(servers.find((s) => s.name === 'demo__x')).toMatchObject({ scope: 'workspace', state: 'invalid', problem: expect.stringContaining('no "__"'), tools: [] });
+
+    const put = await client.api('PUT', '/v1/me/mcp', f.key, { mcpServers: { demo__x: { url: mcp.url } } });
+    expect(put).toMatchObject({ status: 400, json: { error: { code: 'COMMON.VALIDATION_FAILED', message: expect.stringContaining('demo__x: a server name is') } } });
+  });
+
   it('honours deny rules on a whole server', async () => {
     const f = await client.fixture('mcp-denier');
     const rules = await client.api('PUT', `/v1/permissions/session/${f.sessionId}`, f.key, { deny: ['mcp__demo'] });

@@ -1,10 +1,9 @@
 import { z } from 'zod';
+import { MCP_SERVER_NAME, MCP_SERVER_NAME_RULE } from './mcp-tool-name';
 
 /** Where a server was declared: by the admin for everyone, by a user for their sessions, or by a workspace's `.weft/mcp.json`. */
 export type McpScope = 'server' | 'user' | 'workspace';
 
-/** A server's name becomes part of its tools' names (`mcp__<server>__<tool>`), so it stays short and plain. */
-export const MCP_SERVER_NAME = /^[A-Za-z0-9_-]{1,32}$/;
 
 const remoteServerSchema = z.strictObject({
   type: z.enum(['http', 'streamable-http', 'sse']).optional(),
@@ -51,7 +50,7 @@ export function parseMcpServers(text: string, scope: McpScope, expand: (value: s
   if (!file.success) throw new McpConfigError(z.prettifyError(file.error).replaceAll('\n', '; '));
   return Object.entries(file.data.mcpServers).map(([name, raw]): DeclaredServer => {
     if (!MCP_SERVER_NAME.test(name)) {
-      return { name, scope, kind: 'invalid', problem: 'a server name is 1 to 32 letters, digits, "_" or "-"' };
+      return { name, scope, kind: 'invalid', problem: MCP_SERVER_NAME_RULE };
     }
     const parsed = serverSchema.safeParse(raw);
     if (!parsed.success) return { name, scope, kind: 'invalid', problem: z.prettifyError(parsed.error).replaceAll('\n', '; ') };

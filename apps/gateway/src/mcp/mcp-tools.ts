@@ -1,14 +1,7 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode } from '@weft/contracts';
 import type { AgentTool, ToolOutcome } from '../agent/tools/define-tool';
-
-/** What a model may call a function: most APIs accept only these characters, 64 at most. */
-const TOOL_NAME_LIMIT = 64;
-
-/** `mcp__<server>__<tool>`, the name the permission rules use (`mcp__github__*`). */
-export function mcpToolName(server: string, tool: string): string {
-  return `mcp__${server}__${tool.replace(/[^A-Za-z0-9_-]/g, '_')}`.slice(0, TOOL_NAME_LIMIT);
-}
+import { mcpToolName } from './mcp-tool-name';
 
 export type CallMcpTool = (tool: string, args: Record<string, unknown>, signal?: AbortSignal) => Promise<CallToolResult>;
 
@@ -39,6 +32,20 @@ export function toAgentTools(server: string, tools: readonly Tool[], call: CallM
     });
   }
   return agentTools;
+}
+
+/**
+ * Adds a server's tools to the turn's, servers in the order declared (the admin's, the user's, the
+ * workspace's): a name already taken stays with the earlier server, so a later scope can never
+ * replace a tool the admin (or the user) offered. Returns the names left out.
+ */
+export function addServerTools(into: Map<string, AgentTool>, tools: ReadonlyMap<string, AgentTool>): string[] {
+  const leftOut: string[] = [];
+  for (const [name, tool] of tools) {
+    if (into.has(name)) leftOut.push(name);
+    else into.set(name, tool);
+  }
+  return leftOut;
 }
 
 /** Text parts as they are; other parts named, since the model reads text only. */

@@ -17,7 +17,8 @@ import {
 } from './mcp-config';
 import { McpConnections } from './mcp-connections';
 import { UserMcpRepository } from './user-mcp.repository';
-import { describe, mcpToolName, toAgentTools } from './mcp-tools';
+import { addServerTools, describe, toAgentTools } from './mcp-tools';
+import { mcpToolName } from './mcp-tool-name';
 
 /** A workspace's own MCP servers, in the format other agents read. */
 export const WORKSPACE_MCP_PATH = '.weft/mcp.json';
@@ -108,7 +109,8 @@ export class McpService implements OnModuleDestroy {
         server.kind === 'remote'
           ? (tool: string, args: Record<string, unknown>, signal?: AbortSignal) => this.connections.callTool(server.config, tool, args, signal)
           : (tool: string, args: Record<string, unknown>) => this.callStdio(session, server.name, server.config, tool, args);
-      for (const [name, tool] of toAgentTools(server.name, listed, call)) tools.set(name, tool);
+      const shadowing = addServerTools(tools, toAgentTools(server.name, listed, call));
+      if (shadowing.length > 0) this.logger.warn({ server: server.name, scope: server.scope, tools: shadowing }, 'MCP tools left out: an earlier server offers them');
     }
     return { tools, problems };
   }

@@ -266,6 +266,18 @@ describe('PermissionPolicy', () => {
     expect(bash('ls', layers).behavior).toBe('deny');
   });
 
+  it('reads MCP names as (server, tool) pairs: a tool rule covers that tool alone, a server rule only its own tools', () => {
+    const tools = [layer('user', { allow: ['mcp__docs__evil', 'mcp__wiki_'] })];
+    expect(tool('mcp__docs__evil', {}, tools).behavior).toBe('allow');
+    expect(tool('mcp__docs__evil__pwn', {}, tools).behavior).toBe('ask');
+    expect(tool('mcp__wiki___x', {}, tools).behavior).toBe('ask');
+    const server = [layer('user', { allow: ['mcp__docs'] })];
+    expect(tool('mcp__docs__search', {}, server).behavior).toBe('allow');
+    expect(tool('mcp__docs_x__search', {}, server).behavior).toBe('ask');
+    expect(tool('mcp__docsx__search', {}, server).behavior).toBe('ask');
+    expect(tool('mcp__docs', {}, [layer('user', { allow: ['mcp__docs'] })]).behavior).toBe('allow');
+  });
+
   it('lets the admin keep the agent from changing what an allowed npm script runs', () => {
     const layers = [
       layer('server', { deny: ['Edit(**/package.json)', 'Edit(**/.npmrc)'] }),

@@ -1,6 +1,7 @@
 import { posix } from 'node:path';
 import picomatch from 'picomatch';
 import { type PermissionRule, type PermissionScope, type RuleLayer, RuleKind, parseRules } from '@weft/contracts';
+import { parseMcpName } from '../mcp/mcp-tool-name';
 import type { BashParser } from './shell/bash-parser';
 import { type CommandAnalysis, type SimpleCommand, analyzeCommand } from './shell/command-analysis';
 import { type PackageScripts, describeInvocation, scriptDigest, scriptInvocation } from './shell/package-scripts';
@@ -150,12 +151,19 @@ function flatten(layers: readonly RuleLayer[]): Layers {
   return { allow: pick('allow'), ask: pick('ask'), deny: pick('deny') };
 }
 
-/** A bare rule naming this tool, or an MCP server (`mcp__github` covers every `mcp__github__*` tool). */
+/**
+ * A bare rule naming this tool, or an MCP server (`mcp__github` covers every `mcp__github__*`
+ * tool). Names are compared as (server, tool) pairs, never as text prefixes: `mcp__docs__evil`
+ * names one tool of `docs` and covers no other.
+ */
 function isToolRule(rule: PermissionRule, tool: string): boolean {
   if (rule.specifier !== null) return false;
   if (rule.name === tool) return true;
   if (rule.name === RuleKind.Bash && tool === 'run_command') return true;
-  return rule.name.startsWith('mcp__') && tool.startsWith(`${rule.name}__`);
+  const server = parseMcpName(rule.name);
+  if (!server || server.tool !== undefined) return false;
+  const called = parseMcpName(tool);
+  return called?.tool !== undefined && called.server === server.server;
 }
 
 function matchesEverything(specifier: string | null): boolean {
