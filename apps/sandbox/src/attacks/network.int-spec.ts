@@ -1,25 +1,8 @@
-import { connect } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startNats, startRedis, type StartedService } from '../../../../test/support/containers';
-import { CONNECT_PROBE as PROBE, expectHealthy } from '../testing/attack-helpers';
+import { CONNECT_PROBE as PROBE, expectHealthy, hostCanConnect } from '../testing/attack-helpers';
 import { removeTestVolumes, runKinds } from '../testing/run-kinds';
 import { startSandboxHarness, type SandboxHarness } from '../testing/sandbox-harness';
-
-
-function hostCanConnect(host: string, port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host, port, timeout: 2_000 });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-    socket.once('timeout', () => {
-      socket.destroy();
-      resolve(false);
-    });
-  });
-}
 
 describe('attack: network egress', () => {
   let nats: StartedService;

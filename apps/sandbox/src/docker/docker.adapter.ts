@@ -19,6 +19,7 @@ import type {
 import { ContainerNotRunningError, PROXY_LABEL, SandboxLabels, WarmContainerGoneError } from './container-runtime';
 import { toCreateOptions } from './create-options';
 import { isEngineUnreachable, isGone, statusOf } from './engine-errors';
+import { ProxyNetworkEngine } from './proxy-network-engine';
 import { encodeJob } from './runner-protocol';
 
 /** A removed container's name is taken until the engine finishes removing it: wait this often, this long. */
@@ -56,12 +57,14 @@ export class DockerAdapter implements ContainerRuntime {
   private readonly warm = new Map<string, Attached>();
   /** Removals under way after a reply. */
   private readonly removals = new Set<Promise<void>>();
+  private readonly proxyNetworks: ProxyNetworkEngine;
 
   constructor(
     private readonly options: DockerAdapterOptions,
     private readonly logger: Logger,
   ) {
     this.docker = new Docker({ socketPath: options.socketPath });
+    this.proxyNetworks = new ProxyNetworkEngine(this.docker, (work) => this.engine(work));
   }
 
   async run(spec: ContainerSpec, options: RunOptions): Promise<RunOutcome> {
@@ -298,34 +301,7 @@ export class DockerAdapter implements ContainerRuntime {
   }
 
   async ensureProxyNetwork(name: string, proxyContainer: string, alias: string): Promise<void> {
-    const network = this.docker.getNetwork(name);
-    let info = await this.engine(() => network.inspect()).catch((error: unknown) => {
-      if (statusOf(error) === 404) return undefined;
-      throw error;
-    });
-    if (!info) {
-      await this.engine(() =>
-        this.docker.createNetwork({
-          Name: name,
-          Driver: 'bridge',
-          // No route out: the proxy, also on the network, is the only way to the outside.
-          Internal: true,
-          CheckDuplicate: true,
-          Labels: { [SandboxLabels.marker]: '1', [SandboxLabels.proxyNetwork]: '1' },
-        }),
-      ).catch((error: unknown) => {
-        if (statusOf(error) !== 409) throw error;
-      });
-      info = await this.engine(() => network.inspect());
-    }
-    const proxy = await this.engine(() => this.docker.getContainer(proxyContainer).inspect());
-    const containers = (info as { Containers?: Record<string, unknown> }).Containers ?? {};
-    if (proxy.Id in containers) return;
-    await this.engine(() => network.connect({ Container: proxy.Id, EndpointConfig: { Aliases: [alias] } })).catch((error: unknown) => {
-      // 403/409: connected meanwhile by another replica.
-      const status = statusOf(error);
-      if (status !== 403 && status !== 409) throw error;
-    });
+    await this.proxyNetworks.ensure(name, proxyContainer, alias);
   }
 
   async findComposeProxy(): Promise<string | undefined> {

@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
+import { connect } from 'node:net';
 import type Docker from 'dockerode';
 import { expect } from 'vitest';
 import type { SandboxHarness } from './sandbox-harness';
@@ -59,3 +60,19 @@ export const CONNECT_PROBE = [
   '    except Exception as e:',
   '        print(target, type(e).__name__)',
 ].join('\n');
+
+/** Whether this host (the test process) gets a TCP connection to `host:port` within 2 s: the control for a refusal inside. */
+export function hostCanConnect(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port, timeout: 2_000 });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
+  });
+}
