@@ -1,7 +1,7 @@
 import type { StoredSessionEvent } from '@weft/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type GatewayUnderTest, TEST_ADMIN_TOKEN, startGatewayUnderTest } from './test/gateway-under-test';
-import { ScriptedWorkersModule, requestsOf, script } from './test/scripted-workers';
+import { ScriptedWorkersModule, requestsOf, script, scriptedWorld } from './test/scripted-workers';
 import { type SessionFixture, ofType, sessionApi, turnEnded } from './test/session-api';
 
 /**
@@ -138,6 +138,43 @@ describe('sandbox time', () => {
 
     const usage = await api('GET', '/v1/me/usage', f.key);
     expect(usage.json.rows).toEqual(expect.arrayContaining([expect.objectContaining({ model: 'sandbox', sandboxRuns: 1, sandboxMs: 2500 })]));
+  });
+
+  it('lets one of 5 parallel 3-second runs start with 2 sandbox seconds a day, and refuses the others before they start', async () => {
+    const f = await client.fixture('sandbox-burst');
+    await setLimits(f, { sandboxSecondsPerDay: 2 });
+    expect((await api('PUT', '/v1/permissions/user', f.key, { allow: ['Bash(sleep:*)'], ask: [], deny: [] })).status).toBe(200);
+    // Five spellings of `sleep 3` (the stand-in reports 3 s for each), so each run has its own gate.
+    const commands = ['sleep 3', 'sleep 3.0', 'sleep 3.00', 'sleep 3.000', 'sleep 03'];
+    let open = () => undefined as void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const started: string[] = [];
+    const sessions = [f, ...(await Promise.all(commands.slice(1).map(() => newSession(f))))];
+    const turns = await Promise.all(
+      sessions.map(async (s, i) => {
+        const command = commands[i] as string;
+        scriptedWorld.execGates.set(command, gate);
+        const running = new Promise<void>((resolve) => scriptedWorld.execStarted.set(command, () => (started.push(command), resolve())));
+        script(s.sessionId, [{ calls: [{ name: 'run_command', arguments: { command } }] }, { text: 'done' }]);
+        const { after } = await client.start(s, '/messages', { content: command });
+        return { s, after, running };
+      }),
+    );
+    // Every run has either reached the sandbox (held there by the gate) or been refused.
+    await Promise.all(turns.map(({ s, after, running }) => Promise.race([running, client.follow(s, after, (e) => e.type === 'tool.completed')])));
+    const startedBeforeOpen = started.length;
+    open();
+    // The first alone may cross the line (as one run always could); none beside it.
+    expect(startedBeforeOpen).toBe(1);
+    const outputs = (await Promise.all(turns.map(({ s, after }) => client.follow(s, after)))).map((events) => ofType(events, 'tool.completed')[0]);
+    const refused = outputs.filter((o) => o?.isError && o.output.includes('Over your quota of 2 sandbox seconds per day'));
+    expect(refused).toHaveLength(commands.length - started.length);
+    const usage = await api('GET', '/v1/me/usage', f.key);
+    expect(usage.json.rows).toEqual(expect.arrayContaining([expect.objectContaining({ model: 'sandbox', sandboxRuns: started.length, sandboxMs: 3000 * started.length })]));
+    for (const command of commands) {
+      scriptedWorld.execGates.delete(command);
+      scriptedWorld.execStarted.delete(command);
+    }
   });
 });
 

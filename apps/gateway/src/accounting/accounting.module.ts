@@ -1,7 +1,9 @@
 import { Global, Module } from '@nestjs/common';
+import { ModelsModule } from '../models/models.module';
 import { MeteredFleet } from './metered-fleet';
 import { MetricsController } from './metrics.controller';
 import { UsageMetrics } from './usage-metrics';
+import { QuotaReservations } from './quota-reservations';
 import { QuotaService } from './quota.service';
 import { TurnAccounting } from './turn-accounting';
 import { AdminUsageController, MeUsageController } from './usage.controller';
@@ -14,8 +16,10 @@ import { UserLimitsRepository } from './user-limits';
  */
 @Global()
 @Module({
+  // The models' context sizes bound what a generation reserves.
+  imports: [ModelsModule],
   controllers: [MeUsageController, AdminUsageController, MetricsController],
-  providers: [UserLimitsRepository, UsageService, UsageMetrics, QuotaService, MeteredFleet, TurnAccounting],
+  providers: [UserLimitsRepository, UsageService, UsageMetrics, QuotaReservations, QuotaService, MeteredFleet, TurnAccounting],
   exports: [UserLimitsRepository, UsageService, QuotaService, MeteredFleet, TurnAccounting],
 })
 export class AccountingModule {}

@@ -1,9 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AppError, ErrorCode } from '@weft/contracts';
+import { AppError, ErrorCode, type ExecRequest } from '@weft/contracts';
 import type { Redis } from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { GATEWAY_CONFIG, type GatewaySettings } from '../config';
 import { RedisKeys } from '../infra/redis-keys';
 import { REDIS } from '../infra/tokens';
+import { QuotaReservations, type Reservation } from './quota-reservations';
+import { sandboxReservationMs } from './reservation-bounds';
 import { secondsToNextUtcDay } from './usage-day';
 import { UsageMetrics } from './usage-metrics';
 import { UsageService } from './usage.service';
@@ -24,9 +27,11 @@ return 1
 
 /** Seconds a client refused for too many running turns should wait before trying again. */
 const TURNS_RETRY_AFTER_S = 5;
+/** How long a sandbox run's reservation outlives its timeout: the wait for a worker, a slow reply. */
+const SANDBOX_RESERVATION_SLACK_MS = 60_000;
 
-function quotaExceeded(quota: string, limit: number, used: number, retryAfterSeconds: number, message: string): AppError {
-  return new AppError(ErrorCode.QuotaExceeded, message, { quota, limit, used, retryAfterSeconds });
+function quotaExceeded(quota: string, limit: number, used: number, retryAfterSeconds: number, message: string, reserved?: number): AppError {
+  return new AppError(ErrorCode.QuotaExceeded, message, { quota, limit, used, retryAfterSeconds, ...(reserved ? { reserved } : {}) });
 }
 
 /** The per-user quotas, each counted atomically in Redis. */
@@ -41,6 +46,8 @@ export class QuotaService {
     private readonly limits: UserLimitsRepository,
     private readonly usage: UsageService,
     private readonly metrics: UsageMetrics,
+    private readonly reservations: QuotaReservations,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewaySettings,
   ) {}
 
   /** Counts one API request against the user's requests per minute. */
@@ -84,22 +91,71 @@ export class QuotaService {
     await this.redis.zrem(this.keys.userActiveTurns(userId), member(sessionId, turnId));
   }
 
-  /** Refuses a generation once the user's tokens for the day are spent. */
+  /** Refuses a token count (no generation, nothing to reserve) once the user's tokens for the day are spent. */
   async assertTokensLeft(userId: string, tokensPerDay: number): Promise<void> {
     if (tokensPerDay === 0) return;
     const used = await this.usage.quotaTokensToday(userId);
-    if (used < tokensPerDay) return;
-    const retryAfter = secondsToNextUtcDay();
-    throw this.refuse('tokensPerDay', tokensPerDay, used, retryAfter, `Over your quota of ${tokensPerDay} tokens per day (${used} used); it starts again at 00:00 UTC`);
+    if (used >= tokensPerDay) throw this.tokensRefused(tokensPerDay, used, 0);
   }
 
-  /** Refuses a sandbox run once the user's sandbox seconds for the day are spent. */
-  async assertSandboxTimeLeft(userId: string, secondsPerDay: number): Promise<void> {
-    if (secondsPerDay === 0) return;
-    const used = Math.floor((await this.usage.sandboxMsToday(userId)) / 1000);
-    if (used < secondsPerDay) return;
-    const retryAfter = secondsToNextUtcDay();
-    throw this.refuse('sandboxSecondsPerDay', secondsPerDay, used, retryAfter, `Over your quota of ${secondsPerDay} sandbox seconds per day (${used} used); it starts again at 00:00 UTC`);
+  /**
+   * Reserves a generation's bound against the user's tokens for the day before it starts; refused
+   * when it does not fit next to what is used and held (see `QuotaReservations`). No quota: none.
+   */
+  async reserveTokens(userId: string, tokensPerDay: number, amount: number): Promise<Reservation | undefined> {
+    if (tokensPerDay === 0) return undefined;
+    const outcome = await this.reservations.reserve(userId, 'tokens', this.usage.quotaCounter(userId, 'tokens'), amount, tokensPerDay, this.tokenTtlMs());
+    if ('taken' in outcome) return outcome.taken;
+    throw this.tokensRefused(tokensPerDay, outcome.refused.used, outcome.refused.reserved);
+  }
+
+  /**
+   * Keeps a generation's reservation from expiring while it streams: call on every message. A
+   * generation hears from its worker at least every INFERENCE_TIMEOUT_MS or fails, and the
+   * reservation, renewed at most every quarter of its ttl (twice that timeout), outlives the gap.
+   */
+  tokenLease(reservation: Reservation): () => Promise<void> {
+    const ttl = this.tokenTtlMs();
+    let renewedAt = Date.now();
+    return async () => {
+      if (Date.now() - renewedAt < ttl / 4) return;
+      renewedAt = Date.now();
+      await this.reservations.renew(reservation, ttl);
+    };
+  }
+
+  /** Reserves a sandbox run's timeout against the user's sandbox seconds for the day before it starts. */
+  async reserveSandboxRun(userId: string, secondsPerDay: number, request: ExecRequest): Promise<Reservation | undefined> {
+    if (secondsPerDay === 0) return undefined;
+    const amount = sandboxReservationMs(request, {
+      shortRunMs: this.config.SANDBOX_TIMEOUT_MS,
+      longRunThresholdMs: this.config.SANDBOX_LONG_RUN_THRESHOLD_MS,
+      longRunMs: this.config.SANDBOX_LONG_RUN_TIMEOUT_MS,
+    });
+    const ttl = amount + this.config.SANDBOX_LONG_RUN_QUEUE_MS + SANDBOX_RESERVATION_SLACK_MS;
+    const outcome = await this.reservations.reserve(userId, 'sandbox-ms', this.usage.quotaCounter(userId, 'sandbox-ms'), amount, secondsPerDay * 1000, ttl);
+    if ('taken' in outcome) return outcome.taken;
+    const used = Math.floor(outcome.refused.used / 1000);
+    const reserved = Math.ceil(outcome.refused.reserved / 1000);
+    const held = reserved ? `, ${reserved} held by runs still going` : '';
+    const message = `Over your quota of ${secondsPerDay} sandbox seconds per day (${used} used${held}); it starts again at 00:00 UTC`;
+    throw this.refuse('sandboxSecondsPerDay', secondsPerDay, used, secondsToNextUtcDay(), message, reserved);
+  }
+
+  /** Gives back a reservation whose work ended without a figure to count. */
+  async release(reservation: Reservation): Promise<void> {
+    await this.reservations.release(reservation);
+  }
+
+  private tokensRefused(tokensPerDay: number, used: number, reserved: number): AppError {
+    const held = reserved ? `, ${reserved} held by generations still running` : '';
+    const message = `Over your quota of ${tokensPerDay} tokens per day (${used} used${held}); it starts again at 00:00 UTC`;
+    return this.refuse('tokensPerDay', tokensPerDay, used, secondsToNextUtcDay(), message, reserved);
+  }
+
+  /** Twice the longest a generation may go without a message from its worker (see `tokenLease`). */
+  private tokenTtlMs(): number {
+    return 2 * this.config.INFERENCE_TIMEOUT_MS;
   }
 
   private async dropEndedTurns(userId: string): Promise<void> {
@@ -112,9 +168,9 @@ export class QuotaService {
     }
   }
 
-  private refuse(quota: string, limit: number, used: number, retryAfterSeconds: number, message: string): AppError {
+  private refuse(quota: string, limit: number, used: number, retryAfterSeconds: number, message: string, reserved?: number): AppError {
     this.metrics.quotaRejected(quota);
-    return quotaExceeded(quota, limit, used, retryAfterSeconds, message);
+    return quotaExceeded(quota, limit, used, retryAfterSeconds, message, reserved);
   }
 
   private limiter(points: number): RateLimiterRedis {

@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import { GATEWAY_CONFIG, type GatewaySettings } from '../config';
 import { RedisKeys } from '../infra/redis-keys';
 import { REDIS } from '../infra/tokens';
+import type { QuotaCounter, Reservation, ReservedQuota } from './quota-reservations';
 import { daysBetween, utcDay } from './usage-day';
 import { UsageMetrics } from './usage-metrics';
 
@@ -40,8 +41,12 @@ export class UsageService {
     private readonly metrics: UsageMetrics,
   ) {}
 
-  /** One finished generation. The quota counts what the GPU did: prompt tokens evaluated plus tokens generated. */
-  async recordGeneration(userId: string, model: string, usage: GenerateResult['usage']): Promise<void> {
+  /**
+   * One finished generation. The quota counts what the GPU did: prompt tokens evaluated plus
+   * tokens generated. The generation's reservation, if any, goes in the same transaction, so the
+   * quota never sees the work counted twice or not at all.
+   */
+  async recordGeneration(userId: string, model: string, usage: GenerateResult['usage'], settles?: Reservation): Promise<void> {
     const evaluated = usage.evaluatedTokens ?? usage.promptTokens;
     this.metrics.generation(model, usage);
     await this.add(userId, model, {
@@ -50,7 +55,7 @@ export class UsageService {
       cachedTokens: usage.cachedTokens ?? 0,
       evaluatedTokens: evaluated,
       completionTokens: usage.completionTokens,
-    }, evaluated + usage.completionTokens);
+    }, evaluated + usage.completionTokens, 0, settles);
   }
 
   async recordTurn(userId: string, model: string, toolCalls: number): Promise<void> {
@@ -58,11 +63,16 @@ export class UsageService {
     await this.add(userId, model, { turns: 1, toolCalls }, 0);
   }
 
-  /** One sandbox run, however it ended: its wall-clock time counts. */
-  async recordSandboxRun(userId: string, ms: number): Promise<void> {
+  /** One sandbox run, however it ended: its wall-clock time counts, in place of its reservation. */
+  async recordSandboxRun(userId: string, ms: number, settles?: Reservation): Promise<void> {
     const rounded = Math.max(0, Math.round(ms));
     this.metrics.sandboxRun(rounded);
-    await this.add(userId, SANDBOX_MODEL, { sandboxRuns: 1, sandboxMs: rounded }, 0, rounded);
+    await this.add(userId, SANDBOX_MODEL, { sandboxRuns: 1, sandboxMs: rounded }, 0, rounded, settles);
+  }
+
+  /** Where today's figure of a daily quota is counted, for reservations checked against it. */
+  quotaCounter(userId: string, quota: ReservedQuota): QuotaCounter {
+    return { key: this.keys.usageDay(utcDay()), field: field(userId, '*', quota === 'tokens' ? QUOTA_TOKENS : QUOTA_SANDBOX_MS) };
   }
 
   /** Milliseconds of sandbox runs today, for the sandbox-seconds quota. */
@@ -95,13 +105,14 @@ export class UsageService {
     return [...rows.values()].sort((a, b) => a.date.localeCompare(b.date) || a.userId.localeCompare(b.userId) || a.model.localeCompare(b.model));
   }
 
-  private async add(userId: string, model: string, counts: Partial<Record<UsageMetric, number>>, quotaTokens: number, quotaSandboxMs = 0): Promise<void> {
+  private async add(userId: string, model: string, counts: Partial<Record<UsageMetric, number>>, quotaTokens: number, quotaSandboxMs = 0, settles?: Reservation): Promise<void> {
     const key = this.keys.usageDay(utcDay());
     const multi = this.redis.multi();
     for (const [metric, n] of Object.entries(counts)) if (n) multi.hincrby(key, field(userId, model, metric), n);
     if (quotaTokens) multi.hincrby(key, field(userId, '*', QUOTA_TOKENS), quotaTokens);
     if (quotaSandboxMs) multi.hincrby(key, field(userId, '*', QUOTA_SANDBOX_MS), quotaSandboxMs);
     multi.expire(key, (this.config.USAGE_RETENTION_DAYS + 1) * 86_400);
+    if (settles) multi.hdel(settles.key, settles.id);
     await multi.exec();
   }
 }
