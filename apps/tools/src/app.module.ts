@@ -26,6 +26,7 @@ export function createAppModule(config: ToolsConfig, logger: Logger): Type<unkno
           const git = new GitImporter(store, new GitCloner(), limits, {
             allowedHosts: c.WORKSPACE_GIT_ALLOWED_HOSTS,
             cloneTimeoutMs: c.WORKSPACE_GIT_CLONE_TIMEOUT_MS,
+            workspacesDir: c.WORKSPACES_DIR,
           }, log);
           return new WorkspaceService(store, limits, log, git);
         },

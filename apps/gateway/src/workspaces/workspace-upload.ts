@@ -1,4 +1,5 @@
 import { AppError, ErrorCode, type GitSource, createWorkspaceJsonBodySchema } from '@weft/contracts';
+import { assertNoGitCredentials } from './git-hosts';
 
 export const GZIP_TYPES = ['application/gzip', 'application/x-gzip'];
 
@@ -20,6 +21,9 @@ export function parseWorkspaceUpload(contentType: string | undefined, body: unkn
       `Unsupported Content-Type ${type}: send application/json {} or application/gzip (a tar.gz)`,
     );
   }
+  // Before the schema, whose answer to `user:pass@` would be a less helpful "not a git URL".
+  const url = (body as { git?: { url?: unknown } } | null)?.git?.url;
+  if (typeof url === 'string') assertNoGitCredentials(url);
   const parsed = createWorkspaceJsonBodySchema.safeParse(body ?? {});
   if (!parsed.success) {
     const fields = parsed.error.issues.map((i) => {

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { GitSource } from '@weft/contracts';
+import { redactGitUrl } from './git-source-policy';
 
 /** stderr kept for the error message; a clone's progress output is not needed. */
 const MAX_OUTPUT_BYTES = 64 * 1024;
@@ -17,7 +18,9 @@ export interface CloneOptions {
 
 /**
  * The one place that runs git: no shell, no hooks, no `ext::` transport, no prompts, no system
- * or global config; a shallow clone of one branch, then `.git` removed so only files remain.
+ * or global config, no redirects (the host list is checked on the URL given, and a redirect
+ * could lead anywhere the tools worker can reach); a shallow clone of one branch, then `.git`
+ * removed so only files remain.
  */
 export class GitCloner {
   constructor(private readonly gitBinary = 'git') {}
@@ -29,6 +32,7 @@ export class GitCloner {
       '-c', `protocol.file.allow=${options.allowFile ? 'always' : 'never'}`,
       '-c', 'core.symlinks=true',
       '-c', 'submodule.recurse=false',
+      '-c', 'http.followRedirects=false',
       'clone', '--depth', '1', '--no-tags', '--single-branch', '--quiet',
       ...(ref ? ['--branch', ref] : []),
       '--', url, destination,
@@ -56,11 +60,19 @@ export class GitCloner {
           // git names the folder it clones into: the server's staging path, not for the uploader.
           const lastLine = String(stderr).trim().split('\n').at(-1);
           const said = lastLine === undefined || lastLine === '' ? 'git exited with an error' : lastLine;
-          const reason = error.killed ? `timed out after ${options.timeoutMs} ms` : said.replaceAll(destination, 'the workspace');
-          reject(new CloneFailed(`git clone of ${url} failed: ${reason}`, { cause: error }));
+          const reason = error.killed ? `timed out after ${options.timeoutMs} ms` : explain(said.replaceAll(destination, 'the workspace'));
+          // Not execFile's error as the cause: its message is the whole command line.
+          reject(new CloneFailed(`git clone of ${redactGitUrl(url)} failed: ${redactGitUrl(reason)}`));
         },
       );
     });
     await rm(join(destination, '.git'), { recursive: true, force: true });
   }
+}
+
+/** git names a refused redirect by its status alone. */
+function explain(said: string): string {
+  const redirect = /returned error: (30[12378])\b/.exec(said);
+  if (!redirect) return said;
+  return `the server answered ${redirect[1]}, a redirect, which is not followed: give the repository's own URL on an allowed host (${said})`;
 }

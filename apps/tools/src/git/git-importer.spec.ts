@@ -47,10 +47,11 @@ describe('workspace import from git', () => {
   let workspacesDir: string;
   let repo: string;
 
-  const serviceWith = (allowedHosts: string[], maxBytes = 100_000) => {
+  const serviceWith = (allowedHosts: string[], maxBytes = 100_000, logger = log) => {
     const store = new WorkspaceStore(workspacesDir);
     const limits = { maxBytes, maxEntries: 100 };
-    return new WorkspaceService(store, limits, log, new GitImporter(store, new GitCloner(), limits, { allowedHosts, cloneTimeoutMs: 20_000 }, log));
+    const settings = { allowedHosts, cloneTimeoutMs: 20_000, workspacesDir };
+    return new WorkspaceService(store, limits, logger, new GitImporter(store, new GitCloner(), limits, settings, logger));
   };
   const failure = (work: Promise<unknown>) => work.then(() => null, (e: unknown) => e as AppError);
   const workspaces = async () => (await readdir(workspacesDir).catch(() => [])).filter((n) => !n.startsWith('.'));

@@ -5,11 +5,14 @@ import { scanTree } from '../archive/archive-extractor';
 import { type ArchiveLimits, type ArchiveTotals, EntryRejected } from '../archive/entry-policy';
 import type { WorkspaceStore } from '../workspace/workspace-store';
 import { CloneFailed, type GitCloner } from './git-cloner';
+import { assertNoCredentials, redactGitUrl, resolveFileSource } from './git-source-policy';
 
 export interface GitImportSettings {
   /** Lower-cased hosts; `file` allows file:// URLs. Empty: import from git is off. */
   allowedHosts: readonly string[];
   cloneTimeoutMs: number;
+  /** The workspaces volume: a file:// URL may never point into it. */
+  workspacesDir: string;
 }
 
 /**
@@ -27,10 +30,12 @@ export class GitImporter {
   ) {}
 
   async import(workspaceId: string, source: GitSource, maxBytes?: number): Promise<ArchiveTotals> {
+    assertNoCredentials(source.url);
     const host = this.assertAllowed(source.url);
+    const url = host === 'file' ? await resolveFileSource(source.url, this.settings.workspacesDir) : source.url;
     const staged = await this.store.staging(workspaceId);
     try {
-      const totals = await this.cloneAndCheck(workspaceId, source, staged, host);
+      const totals = await this.cloneAndCheck(workspaceId, { ...source, url }, staged, host);
       if (maxBytes !== undefined && totals.bytes > maxBytes) {
         throw new AppError(ErrorCode.PayloadTooLarge, `The repository holds ${totals.bytes} bytes; your workspace quota has ${maxBytes} bytes left`, {
           bytes: totals.bytes,
@@ -61,7 +66,7 @@ export class GitImporter {
       throw new AppError(ErrorCode.Forbidden, 'Import from git is disabled on this server (WORKSPACE_GIT_ALLOWED_HOSTS is empty)');
     }
     if (host === null || !this.settings.allowedHosts.includes(host)) {
-      throw new AppError(ErrorCode.Forbidden, `Import from git host '${host ?? url}' is not allowed on this server`, { host });
+      throw new AppError(ErrorCode.Forbidden, `Import from git host '${host ?? redactGitUrl(url)}' is not allowed on this server`, { host });
     }
     return host;
   }
