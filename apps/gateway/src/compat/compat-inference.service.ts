@@ -53,9 +53,12 @@ export class CompatInference {
     private readonly rpc: RpcClient,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewaySettings,
     @Inject(LOGGER) private readonly log: Logger,
-  ) {}
+  ) {
+    // In the constructor: SWC sets field initialisers before the parameter properties they read.
+    this.promptChanges = config.COMPAT_LOG_PROMPT_CHANGES ? new PromptChanges() : undefined;
+  }
 
-  private readonly promptChanges = this.config.COMPAT_LOG_PROMPT_CHANGES ? new PromptChanges() : undefined;
+  private readonly promptChanges: PromptChanges | undefined;
 
   /** Embeddings from a worker serving the model: the least loaded first, the queue group last. */
   async embed(model: string, input: string[]): Promise<EmbedResult> {
