@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { RedisKeys } from '../infra/redis-keys';
 import { REDIS } from '../infra/tokens';
+import { CredentialWatch } from './credential-watch';
 
 export interface StoredApiKey {
   keyId: string;
@@ -27,6 +28,7 @@ export class ApiKeysRepository {
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
     private readonly keys: RedisKeys,
+    private readonly watch: CredentialWatch,
   ) {}
 
   async save(keyHash: string, stored: Omit<StoredApiKey, 'lastUsedAt'>): Promise<void> {
@@ -53,6 +55,8 @@ export class ApiKeysRepository {
     const hash = await this.redis.hget(this.keys.userKeys(userId), keyId);
     if (!hash) return false;
     await this.redis.multi().del(this.keys.apiKey(hash)).hdel(this.keys.userKeys(userId), keyId).exec();
+    // Streams opened with the key are still open, on any replica.
+    await this.watch.announce({ keyId });
     return true;
   }
 

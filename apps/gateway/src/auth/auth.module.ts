@@ -4,12 +4,13 @@ import { AdminAudit } from './admin-audit';
 import { AdminGuard } from './admin.guard';
 import { ApiKeysRepository } from './api-keys.repository';
 import { BootstrapTokensRepository } from './bootstrap-tokens.repository';
+import { CredentialWatch } from './credential-watch';
 import { UserAuthGuard } from './user-auth.guard';
 
 /** Guards are used by every feature module's controllers, hence global. */
 @Global()
 @Module({
-  providers: [ApiKeysRepository, UsersRepository, BootstrapTokensRepository, UserAuthGuard, AdminGuard, AdminAudit],
-  exports: [ApiKeysRepository, UsersRepository, BootstrapTokensRepository, UserAuthGuard, AdminGuard, AdminAudit],
+  providers: [CredentialWatch, ApiKeysRepository, UsersRepository, BootstrapTokensRepository, UserAuthGuard, AdminGuard, AdminAudit],
+  exports: [CredentialWatch, ApiKeysRepository, UsersRepository, BootstrapTokensRepository, UserAuthGuard, AdminGuard, AdminAudit],
 })
 export class AuthModule {}

@@ -6,6 +6,8 @@ import type { Request } from 'express';
 export interface Principal {
   userId: string;
   keyId: string;
+  /** When the key stops working (ISO time); absent: never. A long stream ends then. */
+  keyExpiresAt?: string;
 }
 
 type WithPrincipal = Request & { principal?: Principal };

@@ -33,7 +33,7 @@ export class UserAuthGuard implements CanActivate {
       throw new AppError(ErrorCode.Unauthorized, `API key ${stored.prefix}… expired at ${stored.expiresAt}; ask your admin for a new one`);
     }
     if (user.disabled) throw new AppError(ErrorCode.Forbidden, `User ${user.name} is disabled; ask your admin`);
-    setPrincipal(req, { userId: stored.userId, keyId: stored.keyId });
+    setPrincipal(req, { userId: stored.userId, keyId: stored.keyId, ...(stored.expiresAt ? { keyExpiresAt: stored.expiresAt } : {}) });
     await this.apiKeys.touch(hash, stored.keyId);
     await this.quotas.countRequest(stored.userId);
     return true;

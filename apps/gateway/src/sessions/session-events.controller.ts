@@ -31,6 +31,6 @@ export class SessionEventsController {
     @Res() res: Response,
   ) {
     await this.sessions.owned(p.userId, id);
-    await this.stream.stream(req, res, id, lastEventId ?? query.after ?? '0-0');
+    await this.stream.stream(req, res, id, lastEventId ?? query.after ?? '0-0', p);
   }
 }

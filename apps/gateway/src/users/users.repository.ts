@@ -1,6 +1,7 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { USER_ROLES, type UserRole } from '@weft/contracts';
 import type { Redis } from 'ioredis';
+import { CredentialWatch } from '../auth/credential-watch';
 import { RedisKeys } from '../infra/redis-keys';
 import { REDIS } from '../infra/tokens';
 
@@ -53,6 +54,7 @@ export class UsersRepository implements OnModuleInit {
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
     private readonly keys: RedisKeys,
+    private readonly watch: CredentialWatch,
   ) {}
 
   /** Users made before the index existed are added to it (and their names claimed) once. */
@@ -113,6 +115,8 @@ export class UsersRepository implements OnModuleInit {
   async update(userId: string, change: { role?: UserRole; disabled?: boolean }): Promise<'ok' | 'missing' | 'last-admin'> {
     const disabled = change.disabled === undefined ? '' : change.disabled ? '1' : '0';
     const outcome = await this.redis.eval(UPDATE_USER_LUA, 3, this.keys.user(userId), this.keys.enabledAdmins(), this.keys.adminBootstrap(), userId, change.role ?? '', disabled);
+    // The user's open streams, on any replica, end with their keys.
+    if (outcome === 'ok' && change.disabled === true) await this.watch.announce({ userId });
     if (outcome === 'ok' || outcome === 'missing' || outcome === 'last-admin') return outcome;
     throw new Error(`The user update script answered ${String(outcome)}`);
   }
