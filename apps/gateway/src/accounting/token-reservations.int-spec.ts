@@ -36,7 +36,7 @@ class HeldFleet implements FleetInference {
     const usage = await finished;
     // Aborted: the stream ends without a result, as the fleet client's does.
     if (!usage) return;
-    yield { type: 'done', result: { text: 'hi', toolCalls: [], finishReason: 'stop', usage } };
+    yield { type: 'done', result: { text: 'hi', toolCalls: [], finishReason: 'stop', usage, timings: { totalMs: 1 } } };
   }
 }
 
