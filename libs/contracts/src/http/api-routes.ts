@@ -148,6 +148,7 @@ export const apiRoutes = {
   anthropicModels: route({ method: 'GET', path: '/anthropic/v1/models', summary: 'Anthropic: list models', tag: 'Anthropic-compatible', auth: 'user', compatible: 'anthropic', response: 'application/json' }),
   anthropicMessages: route({ method: 'POST', path: '/anthropic/v1/messages', summary: 'Anthropic: messages, streamed or not, with tools', tag: 'Anthropic-compatible', auth: 'user', compatible: 'anthropic', response: 'application/json' }),
   anthropicCountTokens: route({ method: 'POST', path: '/anthropic/v1/messages/count_tokens', summary: 'Anthropic: count a request’s input tokens', tag: 'Anthropic-compatible', auth: 'user', compatible: 'anthropic', response: 'application/json' }),
+  anthropicHello: route({ method: 'GET', path: '/anthropic/api/hello', summary: 'Anthropic: connectivity check (Claude Code sends HEAD), no key asked', tag: 'Anthropic-compatible', auth: 'none', compatible: 'anthropic', response: 'application/json' }),
 } as const satisfies Record<string, ApiRoute>;
 
 export type ApiRouteName = keyof typeof apiRoutes;
