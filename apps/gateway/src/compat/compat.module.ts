@@ -6,6 +6,8 @@ import { LOGGER } from '../infra/tokens';
 import { ModelsModule } from '../models/models.module';
 import { AnthropicController } from './anthropic/anthropic.controller';
 import { AnthropicErrorFilter } from './anthropic/anthropic-error.filter';
+import { AnthropicHelloController } from './anthropic/anthropic-hello.controller';
+import { AnthropicNotFound } from './anthropic/anthropic-not-found';
 import { CompatInference } from './compat-inference.service';
 import { OpenAiController } from './openai/openai.controller';
 import { OpenAiErrorFilter } from './openai/openai-error.filter';
@@ -18,7 +20,7 @@ import { StoredResponses } from './responses/stored-responses.service';
 /** The OpenAI- and Anthropic-compatible APIs, for editors and agents that already speak them. */
 @Module({
   imports: [ModelsModule],
-  controllers: [OpenAiController, ResponsesController, AnthropicController],
+  controllers: [OpenAiController, ResponsesController, AnthropicController, AnthropicHelloController],
   providers: [
     CompatInference,
     OpenAiErrorFilter,
@@ -27,6 +29,7 @@ import { StoredResponses } from './responses/stored-responses.service';
     StoredResponses,
     ResponsesService,
     OpenAiNotFound,
+    AnthropicNotFound,
     {
       // Cancels reach the worker over the gateway's one NATS connection (borrowed, not closed here).
       provide: NatsEventBus,
