@@ -47,7 +47,8 @@ describe('Anthropic Messages as Claude Code 2.1.x sends them, real worker behind
     await writeFile(join(dir, 'scripts', 'tool-search.json'), JSON.stringify(TOOL_SEARCH_SCRIPT));
     gateway = await startGatewayUnderTest(NoOtherWorkers);
     const tiny = { id: 'tiny', provider: 'llama', path: 'tiny.gguf', contextSize: 40_960, threads: 1, gpuLayers: 0, sequences: 1 };
-    worker = await startWorker(gateway.natsUrl, dir, { models: [tiny], scripted: { dir: join(dir, 'scripts') } });
+    const small = { ...tiny, id: 'small', contextSize: 256 };
+    worker = await startWorker(gateway.natsUrl, dir, { models: [tiny, small], scripted: { dir: join(dir, 'scripts') } });
     const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json' };
     const user = (await (await fetch(`${gateway.base}/v1/admin/users`, { method: 'POST', headers: admin, body: '{"name":"claude-code"}' })).json()) as { id: string };
     key = ((await (await fetch(`${gateway.base}/v1/admin/users/${user.id}/keys`, { method: 'POST', headers: admin })).json()) as { key: string }).key;
@@ -139,6 +140,15 @@ describe('Anthropic Messages as Claude Code 2.1.x sends them, real worker behind
     expect(refused).toMatchObject({
       status: 400,
       error: { type: 'error', error: { type: 'invalid_request_error', message: "messages.2.content.0.content.0.tool_name: Tool reference 'Nope' not found in available tools" } },
+    });
+  });
+
+  it("refuses a prompt over the context in Anthropic's words, with the numbers Claude Code compacts by", async () => {
+    const refused = await anthropic.messages.create({ model: 'small', max_tokens: 8, messages: [{ role: 'user', content: 'word '.repeat(400) }] }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(Anthropic.BadRequestError);
+    expect((refused as InstanceType<typeof Anthropic.BadRequestError>).error).toMatchObject({
+      type: 'error',
+      error: { type: 'invalid_request_error', message: expect.stringMatching(/^prompt is too long: \d+ tokens > 256 maximum$/) },
     });
   });
 

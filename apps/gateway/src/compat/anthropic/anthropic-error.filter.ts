@@ -1,6 +1,7 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, Inject } from '@nestjs/common';
 import type { Logger } from '@weft/logging';
 import type { Request, Response } from 'express';
+import { AppError, ErrorCode } from '@weft/contracts';
 import { LOGGER } from '../../infra/tokens';
 import { type CompatError, sendCompatError } from '../compat-error';
 
@@ -21,7 +22,21 @@ export function anthropicErrorBody(error: CompatError) {
 }
 
 export function sendAnthropicError(exception: unknown, req: Request, res: Response, logger: Logger): void {
-  sendCompatError(exception, req, res, logger, { busyStatus: 529, body: anthropicErrorBody });
+  sendCompatError(inAnthropicWords(exception), req, res, logger, { busyStatus: 529, body: anthropicErrorBody });
+}
+
+/**
+ * A prompt over the context, worded as Anthropic's `prompt is too long: N tokens > M maximum`:
+ * Claude Code reads the two numbers from these words to compact the conversation and retry.
+ */
+export function inAnthropicWords(exception: unknown): unknown {
+  if (!(exception instanceof AppError) || exception.code !== ErrorCode.ContextLengthExceeded) return exception;
+  const { promptTokens, contextSize } = exception.details ?? {};
+  const message =
+    typeof promptTokens === 'number' && typeof contextSize === 'number'
+      ? `prompt is too long: ${promptTokens} tokens > ${contextSize} maximum`
+      : `prompt is too long: ${exception.message}`;
+  return new AppError(exception.code, message, exception.details, exception.retryable, { cause: exception });
 }
 
 @Catch()

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { AppError } from '@weft/contracts';
+import { AppError, ErrorCode } from '@weft/contracts';
 import { describe, expect, it } from 'vitest';
+import { inAnthropicWords } from './anthropic-error.filter';
 import { countTokensRequestSchema, fromMessagesRequest, messagesRequestSchema, parseMessagesBody } from './messages-request';
 
 /** Claude Code 2.1.332's real first request (`POST /anthropic/v1/messages?beta=true`). */
@@ -137,11 +138,21 @@ describe('fields: accepted, mapped, refused', () => {
     expect(refusal(() => translate({ ...ask, thinking: { type: 'sometimes' } }))).toBe("thinking: Input tag 'sometimes' found using 'type' does not match any of the expected tags: 'enabled', 'adaptive', 'disabled'");
     expect(refusal(() => translate({ model: 'm', messages: [user('hi')] }))).toBe('max_tokens: Field required');
     expect(refusal(() => translate({ ...ask, messages: [{ role: 'tool', content: 'x' }] }))).toBe("messages.0.role: Input should be 'user', 'assistant' or 'system'");
+    expect(refusal(() => translate({ ...ask, temperature: 3 }))).toMatch(/^temperature: /);
   });
 
   it('refuses images and server tools naming the block or tool', () => {
     expect(refusal(() => translate({ ...ask, messages: [user([{ type: 'image', source: {} }])] }))).toMatch(/^messages\.0\.content\.0\.type: Input tag 'image' found using 'type'/);
     expect(refusal(() => translate({ ...ask, tools: [{ type: 'web_search_20250305', name: 'web_search' }] }))).toMatch(/^tools\.0\.type: Input tag 'web_search_20250305'/);
     expect(refusal(() => translate({ ...ask, messages: [user([{ type: 'tool_result', tool_use_id: 'nope', content: 'x' }])] }))).toMatch(/^messages\.0\.content\.0: unexpected `tool_use_id`/);
+  });
+});
+
+describe('a prompt over the context', () => {
+  it("reads as Anthropic's `prompt is too long: N tokens > M maximum`, the numbers Claude Code compacts by", () => {
+    const local = new AppError(ErrorCode.ContextLengthExceeded, 'The prompt needs about 34432 tokens but the model holds 32768', { promptTokens: 34_432, contextSize: 32_768 });
+    expect(inAnthropicWords(local)).toMatchObject({ code: ErrorCode.ContextLengthExceeded, message: 'prompt is too long: 34432 tokens > 32768 maximum' });
+    const remote = new AppError(ErrorCode.ContextLengthExceeded, 'The prompt does not fit model "claude"', { contextSize: 200_000 });
+    expect(inAnthropicWords(remote)).toMatchObject({ message: 'prompt is too long: The prompt does not fit model "claude"' });
   });
 });

@@ -1,4 +1,4 @@
-import type { GenerateRequest, ToolChoice } from '@weft/contracts';
+import { AppError, type GenerateRequest, type ToolChoice } from '@weft/contracts';
 import { checkedGenerateRequest } from '../request-fields';
 import { extraInput, invalidField } from './anthropic-errors';
 import { offeredTools } from './deferred-tools';
@@ -45,7 +45,18 @@ export function fromMessagesRequest(body: CountTokensRequest): Omit<GenerateRequ
     ...(body.top_k !== undefined ? { topK: body.top_k } : {}),
     ...(body.stop_sequences?.length ? { stop: body.stop_sequences } : {}),
   };
-  return checkedGenerateRequest(request, PARAM_NAMES);
+  return checked(request);
+}
+
+/** The worker's limits (`temperature` 0–2, at most 16 stop sequences…), refused in Anthropic's words. */
+function checked(request: GenerateRequest): GenerateRequest {
+  try {
+    return checkedGenerateRequest(request, PARAM_NAMES);
+  } catch (error) {
+    const param = error instanceof AppError ? error.details?.param : undefined;
+    if (!(error instanceof AppError) || typeof param !== 'string') throw error;
+    throw invalidField(param.split('.'), error.message.replace(/^Invalid [^:]*: /, ''));
+  }
 }
 
 /** Code execution containers and MCP connectors run on Anthropic's servers; Weft has neither. */
