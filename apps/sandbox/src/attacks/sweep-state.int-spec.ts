@@ -72,9 +72,9 @@ describe("attack: the state that a session container's sweep and idle exit go by
     await writeFile(join(sandbox.root, workspaceId, 'server.py'), PYTHON_MCP_SERVER);
     const who = session();
     const target = {
-      workspaceId, session: who, writable: true, network: 'none', timeoutMs: 30_000,
+      workspaceId, session: who, writable: true, network: 'none' as const, timeoutMs: 30_000,
       server: { name: 'py', command: 'python3', args: ['server.py'], env: {} },
-    } as const;
+    };
     expect((await rpc.client.request(Routes.sandboxMcpListTools, target, { timeoutMs: 60_000 })).tools).toHaveLength(2);
     // A command ends and the sweep runs: the server is not a straggler.
     const probe = await sandbox.exec({ mode: 'command', workspaceId, command: "pgrep -fc '^python3 server.py'", writable: true, session: who });
