@@ -326,6 +326,11 @@ const sandboxEnvSchema = z.object({
   /** Each user's npm, pip, Go and cargo caches in a volume of their own, kept across sessions. */
   SANDBOX_PACKAGE_CACHE: booleanFlag().default(true),
   /**
+   * A user's package cache over this many MiB (measured after a command, at most every 30 s per
+   * user) is emptied: a cache can be refilled, and nothing else bounds the volume.
+   */
+  SANDBOX_CACHE_MAX_MB: positiveInt().default(2048),
+  /**
    * Start a session's commands through its container's command server (weft-serve, over the
    * attached stdin) instead of `docker exec` each time; off, or with an image without Node,
    * every command is a `docker exec`.

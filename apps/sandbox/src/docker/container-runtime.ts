@@ -32,7 +32,7 @@ export interface ContainerSpec {
 
 export type ExtraMount =
   | { type: 'bind'; hostPath: string; target: string; readOnly: boolean }
-  | { type: 'volume'; volume: string; target: string };
+  | { type: 'volume'; volume: string; target: string; readOnly?: boolean };
 
 /** A long-lived container found on the engine. */
 export interface NamedContainer {

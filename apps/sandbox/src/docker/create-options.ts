@@ -51,7 +51,7 @@ export function toCreateOptions(spec: ContainerSpec): ContainerCreateOptions {
         ...(spec.extraMounts ?? []).map((mount) =>
           mount.type === 'bind'
             ? { Type: 'bind' as const, Source: mount.hostPath, Target: mount.target, ReadOnly: mount.readOnly }
-            : { Type: 'volume' as const, Source: mount.volume, Target: mount.target, ReadOnly: false },
+            : { Type: 'volume' as const, Source: mount.volume, Target: mount.target, ReadOnly: mount.readOnly ?? false },
         ),
       ],
       LogConfig: { Type: 'none', Config: {} },

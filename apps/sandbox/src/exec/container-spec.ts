@@ -211,7 +211,7 @@ export function containerLimits(config: SpecLimits): ContainerLimits {
   };
 }
 
-function baseSpec(config: SpecLimits, runsUntil: number): Omit<ContainerSpec, 'cmd' | 'workingDir' | 'openStdin'> {
+export function baseSpec(config: SpecLimits, runsUntil: number): Omit<ContainerSpec, 'cmd' | 'workingDir' | 'openStdin'> {
   return {
     image: config.SANDBOX_IMAGE,
     user: SANDBOX_USER,

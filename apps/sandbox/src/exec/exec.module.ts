@@ -11,6 +11,7 @@ import { WorkspaceLocator } from './workspace-locator';
 import { ImageCatalogue } from '../images/image-catalogue';
 import { ProxyNetworks } from '../sessions/proxy-networks';
 import { SessionContainers } from '../sessions/session-containers';
+import { CacheQuota } from '../cache/cache-quota';
 import { SessionsController } from '../sessions/sessions.controller';
 import { McpController } from '../mcp/mcp.controller';
 import { StdioMcpServers } from '../mcp/stdio-servers';
@@ -24,6 +25,7 @@ import { StdioMcpServers } from '../mcp/stdio-servers';
     EgressNetwork,
     ProxyNetworks,
     SessionContainers,
+    CacheQuota,
     { provide: ImageCatalogue, inject: [SANDBOX_CONFIG], useFactory: (config: SandboxConfig) => new ImageCatalogue(config) },
     {
       provide: WorkspaceLocator,

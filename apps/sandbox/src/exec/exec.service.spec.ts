@@ -17,6 +17,7 @@ import { ExecService } from './exec.service';
 import { WorkspaceLocator } from './workspace-locator';
 import { ImageCatalogue } from '../images/image-catalogue';
 import { ProxyNetworks } from '../sessions/proxy-networks';
+import { CacheQuota } from '../cache/cache-quota';
 import { SessionContainers } from '../sessions/session-containers';
 
 const outcome: RunOutcome = {
@@ -102,7 +103,7 @@ async function setup(poolSize = 0) {
   const egress = new EgressNetwork(config, runtime, logger);
   const locator = new WorkspaceLocator(config, runtime);
   const catalogue = new ImageCatalogue(config);
-  const sessions = new SessionContainers(config, runtime, locator, catalogue, new ProxyNetworks(config, runtime), egress, logger);
+  const sessions = new SessionContainers(config, runtime, locator, catalogue, new ProxyNetworks(config, runtime), egress, new CacheQuota(config, runtime, logger), logger);
   const service = new ExecService(config, runtime, locator, pool, egress, catalogue, sessions, logger);
   return { runtime, service, pool };
 }

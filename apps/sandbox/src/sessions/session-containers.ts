@@ -20,6 +20,8 @@ import { ImageCatalogue, type ResolvedImage } from '../images/image-catalogue';
 import { LOGGER, SANDBOX_CONFIG } from '../tokens';
 import type { CommandChannel, InteractiveRun } from '../docker/command-channel';
 import { ProxyNetworks } from './proxy-networks';
+import { CacheQuota } from '../cache/cache-quota';
+import { cacheVolumeName } from '../cache/cache-spec';
 import { compareSnapshots, snapshotWorkspace } from './workspace-changes';
 
 export type SessionCommand = Extract<ParsedExecRequest, { mode: 'command' }> & { session: ExecSession };
@@ -57,6 +59,7 @@ export class SessionContainers {
     private readonly catalogue: ImageCatalogue,
     private readonly proxies: ProxyNetworks,
     private readonly egress: EgressNetwork,
+    private readonly cacheQuota: CacheQuota,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -77,6 +80,7 @@ export class SessionContainers {
         const reused = container.runs > 0;
         container.runs++;
         const changes = before ? compareSnapshots(before, await snapshotWorkspace(root)) : undefined;
+        if (this.config.SANDBOX_PACKAGE_CACHE) this.cacheQuota.afterCommand(request.session.ownerId);
         return { ...outcome, image: image.id, reused, ...(changes ? { changes } : {}) };
       } catch (error) {
         if (!(error instanceof ContainerNotRunningError) || attempt > 0) throw error;
@@ -258,7 +262,7 @@ export class SessionContainers {
 
   private async cacheVolume(ownerId: string): Promise<string | undefined> {
     if (!this.config.SANDBOX_PACKAGE_CACHE) return undefined;
-    const volume = `weft-cache-${ownerId}`;
+    const volume = cacheVolumeName(ownerId);
     await this.runtime.ensureVolume(volume, { [SandboxLabels.cache]: '1', [SandboxLabels.owner]: ownerId });
     return volume;
   }

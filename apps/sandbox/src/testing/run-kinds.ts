@@ -1,6 +1,7 @@
 import { assertUnreachable, type ExecRequest, type ExecResult, type ExecSession } from '@weft/contracts';
 import { expect } from 'vitest';
 import { SandboxLabels } from '../docker/container-runtime';
+import { waitFor } from './attack-helpers';
 import type { SandboxHarness } from './sandbox-harness';
 
 /**
@@ -129,10 +130,32 @@ export function testOwners(): [string, string] {
 
 /** The package cache volumes that sessions of `testOwners()` got. */
 export async function removeTestVolumes(sandbox: SandboxHarness): Promise<void> {
-  for (const owner of testOwners()) {
-    const { Volumes } = await sandbox.docker.listVolumes({ filters: { label: [`${SandboxLabels.owner}=${owner}`] } });
-    await Promise.all((Volumes ?? []).map((volume) => sandbox.docker.getVolume(volume.Name).remove()));
-  }
+  await removeVolumesOf(sandbox, testOwners());
+}
+
+/**
+ * The package cache volumes of these users, once the worker's checks of them are done (a check's
+ * container holds the volume until it is removed, just after the check).
+ */
+export async function removeVolumesOf(sandbox: SandboxHarness, owners: string[]): Promise<void> {
+  await Promise.all(owners.map((owner) => sandbox.cacheQuota.settled(owner)));
+  // One query per owner: the engine ANDs label filters.
+  const lists = await Promise.all(
+    owners.map((owner) => sandbox.docker.listVolumes({ filters: { label: [`${SandboxLabels.owner}=${owner}`] } })),
+  );
+  await Promise.all(
+    lists.flatMap(({ Volumes }) => Volumes ?? []).map((volume) =>
+      waitFor(`volume ${volume.Name} to be free`, () =>
+        sandbox.docker.getVolume(volume.Name).remove().then(
+          () => true,
+          (error: { statusCode?: number }) => {
+            if (error.statusCode !== 409) throw error;
+            return false;
+          },
+        ),
+      ),
+    ),
+  );
 }
 
 function asCommand(request: CodeRequest): string {

@@ -8,6 +8,7 @@ import { Routes, type ExecRequest, type ExecResult } from '@weft/contracts';
 import { connectRpcClient } from '@weft/messaging';
 import Docker from 'dockerode';
 import { createSandboxApp } from '../app';
+import { CacheQuota } from '../cache/cache-quota';
 import { ExecService } from '../exec/exec.service';
 import { WarmPool } from '../pool/warm-pool';
 
@@ -30,6 +31,8 @@ export interface SandboxHarness {
   pool: WarmPool;
   /** The worker's own service, for runs with a signal (cancel). */
   service: ExecService;
+  /** The worker's package cache quota, to await a user's check. */
+  cacheQuota: CacheQuota;
   exec(request: ExecRequest): Promise<ExecResult>;
   /** Removes a session's containers, as the gateway asks when a session is deleted. */
   release(sessionId: string): Promise<number>;
@@ -80,6 +83,7 @@ export async function startSandboxHarness(natsUrl: string, env: Record<string, s
     docker,
     pool: app.get(WarmPool),
     service: app.get(ExecService),
+    cacheQuota: app.get(CacheQuota),
     exec: (request) => rpc.client.request(Routes.sandboxExec, request, { timeoutMs: 60_000 }),
     release: async (sessionId) => (await rpc.client.request(Routes.sandboxReleaseSession, { sessionId }, { timeoutMs: 30_000 })).removed,
     async newWorkspace() {
