@@ -13,6 +13,7 @@ import { ModelsModule } from './models/models.module';
 import { NotesModule } from './notes/notes.module';
 import { PermissionsModule } from './permissions/permissions.module';
 import { SessionsModule } from './sessions/sessions.module';
+import { StorageModule } from './storage/storage.module';
 import { UsersModule } from './users/users.module';
 import { WebModule } from './web/web.module';
 import { WorkspacesModule } from './workspaces/workspaces.module';
@@ -24,6 +25,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         InfraModule.forRoot(config, logger),
+        StorageModule,
         AuthModule,
         AccountingModule,
         UsersModule,

@@ -1,0 +1,32 @@
+import { Module } from '@nestjs/common';
+import type { Logger } from '@weft/logging';
+import type { Redis } from 'ioredis';
+import { GATEWAY_CONFIG, type GatewaySettings } from '../config';
+import { LOGGER, REDIS } from '../infra/tokens';
+import { runMigrations } from './migration-runner';
+import { MIGRATIONS } from './migrations';
+import { RedisVersionStore } from './redis-version-store';
+
+/** Resolved once the store is at this build's format; its value is that version. */
+export const STORAGE_READY = Symbol('STORAGE_READY');
+
+/**
+ * Migrates the store while the gateway is built: an async provider runs before any module's
+ * onModuleInit, so no queue worker or sweep touches Redis until the format is known, and a store
+ * newer than this build makes `createGatewayApp` (and so the process) fail with the reason.
+ */
+@Module({
+  providers: [
+    {
+      provide: STORAGE_READY,
+      inject: [REDIS, GATEWAY_CONFIG, LOGGER],
+      useFactory: async (redis: Redis, config: GatewaySettings, logger: Logger) => {
+        const report = await runMigrations(new RedisVersionStore(redis, config.REDIS_KEY_PREFIX), redis, MIGRATIONS);
+        if (report.applied.length > 0) logger.info(report, 'stored format migrated');
+        return report.to;
+      },
+    },
+  ],
+  exports: [STORAGE_READY],
+})
+export class StorageModule {}
