@@ -1,6 +1,7 @@
 import { type ChatMessage, type GenerateRequest, generateRequestSchema } from '@weft/contracts';
 import type { z } from 'zod';
 import { badRequest } from './compat-error';
+import { exceededLimit } from './request-limits';
 
 /** The worker's ceiling for one reply (`GenerateRequest.maxTokens`); the context may cut it shorter. */
 const MAX_REPLY_TOKENS = 32_768;
@@ -51,6 +52,19 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infe
   const issue = parsed.error.issues[0];
   const param = issue ? formatPath(issue.path) : undefined;
   throw badRequest(`Invalid request: ${param ? `${param}: ` : ''}${issue?.message ?? 'not accepted'}`, param || undefined);
+}
+
+/** Refuses a body past the request limits (request-limits.ts) before any schema reads it: a 400 naming the field. */
+export function assertWithinLimits(body: unknown, conversationField: 'messages' | 'input'): void {
+  const exceeded = exceededLimit(body, conversationField);
+  if (!exceeded) return;
+  const param = formatPath(exceeded.path);
+  throw badRequest(
+    exceeded.what === 'items'
+      ? `${param} has ${exceeded.count} items: at most ${exceeded.limit} are accepted in one request`
+      : `${conversationField} hold more than ${exceeded.limit} content blocks (passed at ${param}): at most ${exceeded.limit} are accepted in one request`,
+    param,
+  );
 }
 
 /** Parses one part of a body (an item, a tool) already known by its place; a failure names the field under `param`. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { exceededLimit } from '../request-limits';
 import { invalidField, schemaError } from './anthropic-errors';
 
 /** Blocks keep fields Weft does not read (`cache_control`, `citations`…); their `type` decides the rest. */
@@ -63,8 +64,18 @@ export type MessagesRequest = z.infer<typeof messagesRequestSchema>;
 export const countTokensRequestSchema = messagesRequestSchema.extend({ max_tokens: z.number().int().positive().optional() });
 export type CountTokensRequest = z.infer<typeof countTokensRequestSchema>;
 
-/** Parses a body; the first failure is a 400 in Anthropic's words. */
+/** Parses a body within the request limits; the first failure is a 400 in Anthropic's words. */
 export function parseMessagesBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
+  const exceeded = exceededLimit(body, 'messages');
+  if (exceeded) {
+    const { path, limit, count } = exceeded;
+    throw invalidField(
+      path,
+      exceeded.what === 'items'
+        ? `List should have at most ${limit} items after validation, not ${count}`
+        : `messages hold more than ${limit} content blocks by here: at most ${limit} are accepted in one request`,
+    );
+  }
   const parsed = schema.safeParse(body ?? {}, { reportInput: true });
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];

@@ -8,7 +8,7 @@ import { UserAuthGuard } from '../../auth/user-auth.guard';
 import { ModelsService } from '../../models/models.service';
 import { CompatInference, type StartedGeneration } from '../compat-inference.service';
 import { toCompatError } from '../compat-error';
-import { parseBody } from '../request-fields';
+import { assertWithinLimits, parseBody } from '../request-fields';
 import { openEventStream, writeEvent } from '../sse-response';
 import { chatCompletionRequestSchema, fromChatCompletionRequest } from './chat-request';
 import { chatChunk, chatCompletion, closingChunks, textCompletion, usageChunk, type CompletionIdentity } from './chat-response';
@@ -54,6 +54,7 @@ export class OpenAiController {
   @Post('chat/completions')
   @HttpCode(200)
   async chatCompletions(@Body() body: unknown, @CurrentPrincipal() principal: Principal, @Res() res: Response): Promise<void> {
+    assertWithinLimits(body, 'messages');
     const request = parseBody(chatCompletionRequestSchema, body);
     const generation = await this.inference.start(principal, fromChatCompletionRequest(request), res);
     const identity: CompletionIdentity = { id: `chatcmpl-${randomBytes(12).toString('hex')}`, model: request.model, created: Math.floor(Date.now() / 1000) };
@@ -90,6 +91,7 @@ export class OpenAiController {
   @Post('completions')
   @HttpCode(200)
   async completions(@Body() body: unknown, @CurrentPrincipal() principal: Principal, @Res() res: Response): Promise<void> {
+    assertWithinLimits(body, 'messages');
     const request = parseBody(completionRequestSchema, body);
     const generation = await this.inference.start(principal, fromCompletionRequest(request), res);
     const identity: CompletionIdentity = { id: `cmpl-${randomBytes(12).toString('hex')}`, model: request.model, created: Math.floor(Date.now() / 1000) };

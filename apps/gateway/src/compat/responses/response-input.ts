@@ -38,7 +38,6 @@ export type InputItem = z.infer<typeof inputItemSchema>;
  */
 export function toChatMessages(items: readonly InputItem[], history: readonly ChatMessage[] = []): ChatMessage[] {
   const messages: ChatMessage[] = [];
-  const all = () => [...history, ...messages];
   /** The reply being built from consecutive assistant items, if the last message is one. */
   const openReply = (): Extract<ChatMessage, { role: 'assistant' }> => {
     const last = messages.at(-1);
@@ -61,13 +60,13 @@ export function toChatMessages(items: readonly InputItem[], history: readonly Ch
       case 'function_call': {
         const item = parseAt(functionCallItemSchema, raw, param);
         const call: ToolCall = { id: item.call_id, name: workerToolName(item.name, item.namespace), arguments: parseArguments(item.arguments, `${param}.arguments`) };
-        const reply = openReply();
-        reply.toolCalls = [...(reply.toolCalls ?? []), call];
+        (openReply().toolCalls ??= []).push(call);
         return;
       }
       case 'function_call_output': {
         const item = parseAt(functionCallOutputItemSchema, raw, param);
-        const name = toolNameFor(all(), item.call_id);
+        // The latest call first, as over history and messages joined (no copy per item: that was quadratic).
+        const name = toolNameFor(messages, item.call_id) ?? toolNameFor(history, item.call_id);
         if (!name) throw badRequest(`${param}.call_id "${item.call_id}" answers no earlier function_call`, `${param}.call_id`);
         messages.push({ role: 'tool', toolCallId: item.call_id, name, content: textOf(item.output, `${param}.output`) });
         return;
