@@ -1,6 +1,8 @@
 import { Module, type Type } from '@nestjs/common';
 import type { ToolsConfig } from '@weft/config';
+import { Routes, SERVICE_HEARTBEAT_INTERVAL_MS } from '@weft/contracts';
 import type { Logger } from '@weft/logging';
+import { ServiceHeartbeatPublisher, natsServerFrom } from '@weft/messaging';
 import { GitCloner } from './git/git-cloner';
 import { GitImporter } from './git/git-importer';
 import { RipgrepAdapter } from './search/ripgrep.adapter';
@@ -18,6 +20,15 @@ export function createAppModule(config: ToolsConfig, logger: Logger): Type<unkno
     providers: [
       { provide: TOOLS_CONFIG, useValue: config },
       { provide: TOOLS_LOGGER, useValue: logger },
+      {
+        // So the gateway fails a call in flight here within seconds if this worker dies.
+        provide: ServiceHeartbeatPublisher,
+        useFactory: () =>
+          new ServiceHeartbeatPublisher(
+            { nats: natsServerFrom(config), route: Routes.toolsWorkerAnnounced, intervalMs: SERVICE_HEARTBEAT_INTERVAL_MS, service: 'tools' },
+            logger,
+          ),
+      },
       { provide: WorkspaceStore, useFactory: (c: ToolsConfig) => new WorkspaceStore(c.WORKSPACES_DIR), inject: [TOOLS_CONFIG] },
       {
         provide: WorkspaceService,

@@ -1,5 +1,7 @@
 export { AppError, ErrorCode, assertUnreachable, isWireError, wireErrorSchema } from './errors';
 export type { WireError } from './errors';
+export { SERVICE_HEARTBEAT_INTERVAL_MS, serviceHeartbeatSchema } from './service-heartbeat';
+export type { ServiceHeartbeat } from './service-heartbeat';
 export {
   InferenceSubjects,
   QueueGroups,

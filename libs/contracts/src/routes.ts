@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { serviceHeartbeatSchema } from './service-heartbeat';
 import {
   cancelGenerationSchema,
   embedRequestSchema,
@@ -92,9 +93,11 @@ export const Routes = {
   toolsWorkspaceUsage: route(ToolsSubjects.workspaceUsage, workspaceUsageRequestSchema, workspaceUsageResultSchema),
   toolsDeleteWorkspace: route(ToolsSubjects.deleteWorkspace, deleteWorkspaceRequestSchema, deleteWorkspaceResultSchema),
   toolsWorkspaceManifest: route(ToolsSubjects.workspaceManifest, workspaceManifestRequestSchema, workspaceManifestSchema),
+  toolsWorkerAnnounced: event(ToolsSubjects.workerAnnounced, serviceHeartbeatSchema),
   toolsSyncWorkspace: route(ToolsSubjects.syncWorkspace, syncWorkspaceRequestSchema, workspaceSyncResultSchema),
   sandboxExec: route(SandboxSubjects.exec, execRequestSchema, execResultSchema),
   sandboxCancel: event(SandboxSubjects.cancel, cancelRunSchema),
+  sandboxWorkerAnnounced: event(SandboxSubjects.workerAnnounced, serviceHeartbeatSchema),
   sandboxImages: route(SandboxSubjects.images, z.object({}), sandboxImagesSchema),
   sandboxReleaseSession: route(SandboxSubjects.releaseSession, releaseSessionRequestSchema, releaseSessionResultSchema),
   sandboxMcpListTools: route(SandboxSubjects.mcpListTools, mcpListToolsRequestSchema, mcpListToolsResultSchema),

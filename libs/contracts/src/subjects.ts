@@ -32,6 +32,8 @@ export const ToolsSubjects = {
   deleteWorkspace: 'weft.tools.v1.delete-workspace',
   workspaceManifest: 'weft.tools.v1.workspace-manifest',
   syncWorkspace: 'weft.tools.v1.sync-workspace',
+  /** Worker heartbeats (`serviceHeartbeatSchema`), seen by every gateway (no queue group). */
+  workerAnnounced: 'weft.tools.v1.worker.announced',
 } as const;
 
 export const SandboxSubjects = {
@@ -42,6 +44,8 @@ export const SandboxSubjects = {
   releaseSession: 'weft.sandbox.v1.release-session',
   mcpListTools: 'weft.sandbox.v1.mcp-list-tools',
   mcpCallTool: 'weft.sandbox.v1.mcp-call-tool',
+  /** Worker heartbeats (`serviceHeartbeatSchema`), seen by every gateway (no queue group). */
+  workerAnnounced: 'weft.sandbox.v1.worker.announced',
 } as const;
 
 /** Where a long run's progress, output and outcome are published (`runOutputMessageSchema`). */

@@ -8,3 +8,5 @@ export { listenAndMarkReady, markReady } from './readiness';
 export { NatsEventBus } from './event-bus';
 export { natsConnectOptions, natsServerFrom } from './nats-server';
 export type { NatsEnv, NatsServer } from './nats-server';
+export { ServiceHeartbeatPublisher } from './service-heartbeat';
+export type { ServiceHeartbeatOptions } from './service-heartbeat';

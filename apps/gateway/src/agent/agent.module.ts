@@ -30,6 +30,7 @@ import { rpcFileToolsPort, rpcInferencePort, rpcSandboxPort } from './rpc-ports'
 import { NotesModule } from '../notes/notes.module';
 import { NotesRepository } from '../notes/notes.repository';
 import { RpcChainLoader } from './chains/chain-loader';
+import { ServiceLiveness } from '../fleet/service-liveness';
 import { ChainsModule } from './chains/chains.module';
 import { modelCatalog } from './model-catalog';
 import { LongRunClient } from './sandbox/long-run-client';
@@ -82,6 +83,7 @@ import { WorkspacesModule } from '../workspaces/workspaces.module';
         LongRunClient,
         WorkspaceQuotaGuard,
         McpService,
+        ServiceLiveness,
         LOGGER,
       ],
       useFactory: (
@@ -106,6 +108,7 @@ import { WorkspacesModule } from '../workspaces/workspaces.module';
         longRuns: LongRunClient,
         quota: WorkspaceQuotaGuard,
         mcp: McpService,
+        liveness: ServiceLiveness,
         logger: Logger,
       ) =>
         new TurnRunner(
@@ -118,9 +121,9 @@ import { WorkspacesModule } from '../workspaces/workspaces.module';
               fleet,
               config.AGENT_INFERENCE_BUSY_WAIT_MS,
             ),
-            files: rpcFileToolsPort(rpc),
+            files: rpcFileToolsPort(rpc, liveness),
             sandbox: meteredSandboxPort(
-              routingSandboxPort(rpcSandboxPort(rpc, config.SANDBOX_TIMEOUT_MS), longRuns, {
+              routingSandboxPort(rpcSandboxPort(rpc, config.SANDBOX_TIMEOUT_MS, liveness), longRuns, {
                 thresholdMs: config.SANDBOX_LONG_RUN_THRESHOLD_MS,
                 longRunTimeoutMs: config.SANDBOX_LONG_RUN_TIMEOUT_MS,
                 egressAllowed: config.SANDBOX_EGRESS_ALLOWED,

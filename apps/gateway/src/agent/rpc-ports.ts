@@ -2,6 +2,7 @@ import type { ExecRequest, GenerateChunk, GenerateRequest, ToolCallRequest } fro
 import { Routes } from '@weft/contracts';
 import type { RpcClient } from '@weft/messaging';
 import type { FleetInference } from '../fleet/fleet-inference.client';
+import type { ServiceLiveness } from '../fleet/service-liveness';
 import { abortable } from './abortable';
 import { retryWhileBusy } from './busy-retry';
 import type { FileToolsPort, InferencePort, SandboxPort } from './ports';
@@ -36,10 +37,22 @@ export function rpcInferencePort(
   };
 }
 
-export function rpcFileToolsPort(rpc: RpcClient): FileToolsPort {
-  return { call: (request: ToolCallRequest) => rpc.request(Routes.toolsCall, request) };
+/** With `liveness`, a call fails with TOOLS.UNAVAILABLE once every tools worker that could run it died. */
+export function rpcFileToolsPort(rpc: RpcClient, liveness?: ServiceLiveness): FileToolsPort {
+  return {
+    call: (request: ToolCallRequest) => {
+      const call = rpc.request(Routes.toolsCall, request);
+      return liveness ? liveness.guard('tools', call) : call;
+    },
+  };
 }
 
-export function rpcSandboxPort(rpc: RpcClient, timeoutMs: number): SandboxPort {
-  return { exec: (request: ExecRequest) => rpc.request(Routes.sandboxExec, request, { timeoutMs }) };
+/** With `liveness`, a command fails with SANDBOX.UNAVAILABLE once every sandbox worker that could run it died. */
+export function rpcSandboxPort(rpc: RpcClient, timeoutMs: number, liveness?: ServiceLiveness): SandboxPort {
+  return {
+    exec: (request: ExecRequest) => {
+      const call = rpc.request(Routes.sandboxExec, request, { timeoutMs });
+      return liveness ? liveness.guard('sandbox', call) : call;
+    },
+  };
 }

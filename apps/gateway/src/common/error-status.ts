@@ -46,6 +46,7 @@ export function statusForCode(code: ErrorCode): number {
     case ErrorCode.NoResponders:
     case ErrorCode.SandboxUnavailable:
     case ErrorCode.SandboxTimeout:
+    case ErrorCode.ToolsUnavailable:
     case ErrorCode.ModelLoadFailed:
     case ErrorCode.InferenceBusy:
     case ErrorCode.WorkerLost:

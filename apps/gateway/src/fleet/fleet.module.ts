@@ -13,26 +13,36 @@ import { FleetKeys } from './fleet-keys';
 import { FleetRegistry } from './fleet-registry';
 import { FleetRouter } from './fleet-router';
 import { RedisFleetStore } from './redis-fleet.store';
+import { ServiceLiveness } from './service-liveness';
 
-/** Feeds heartbeats into the registry while the gateway runs. */
+/** Feeds heartbeats into the registry (inference) and the liveness view (tools, sandbox) while the gateway runs. */
 @Injectable()
 class HeartbeatListener implements OnModuleInit, OnApplicationShutdown {
   private subscription?: Subscription;
 
+  private subscriptions: Subscription[] = [];
+
   constructor(
     private readonly bus: NatsEventBus,
     private readonly registry: FleetRegistry,
+    private readonly services: ServiceLiveness,
   ) {}
 
   async onModuleInit(): Promise<void> {
     this.subscription = this.bus.subscribe(Routes.inferenceWorkerAnnounced, (heartbeat) => this.registry.apply(heartbeat));
+    this.subscriptions = [
+      this.bus.subscribe(Routes.toolsWorkerAnnounced, (heartbeat) => this.services.apply('tools', heartbeat)),
+      this.bus.subscribe(Routes.sandboxWorkerAnnounced, (heartbeat) => this.services.apply('sandbox', heartbeat)),
+    ];
     await this.bus.flush();
   }
 
   onApplicationShutdown(): void {
     // The connection is the gateway's own, closed by the infra module after every user is done.
     this.subscription?.unsubscribe();
+    for (const subscription of this.subscriptions) subscription.unsubscribe();
     this.registry.close();
+    this.services.close();
   }
 }
 
@@ -71,9 +81,14 @@ class HeartbeatListener implements OnModuleInit, OnApplicationShutdown {
       useFactory: (rpc: RpcClient, bus: NatsEventBus, registry: FleetRegistry, router: FleetRouter, store: RedisFleetStore, log: Logger) =>
         new FleetInferenceClient(rpc, bus, registry, router, store, log.child({ component: 'fleet' })),
     },
+    {
+      provide: ServiceLiveness,
+      inject: [LOGGER],
+      useFactory: (log: Logger) => new ServiceLiveness(log.child({ component: 'service-liveness' })),
+    },
     HeartbeatListener,
   ],
   controllers: [FleetController],
-  exports: [FleetRegistry, FleetRouter, FleetInferenceClient],
+  exports: [FleetRegistry, FleetRouter, FleetInferenceClient, ServiceLiveness],
 })
 export class FleetModule {}

@@ -9,6 +9,7 @@ const TURN_FATAL_CODES: ReadonlySet<ErrorCode> = new Set([
   ErrorCode.Timeout,
   ErrorCode.NoResponders,
   ErrorCode.SandboxUnavailable,
+  ErrorCode.ToolsUnavailable,
   ErrorCode.Internal,
 ]);
 
