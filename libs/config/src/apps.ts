@@ -316,6 +316,18 @@ const sandboxEnvSchema = z.object({
   SANDBOX_PROXY_CONTAINER: z.string().min(1).optional(),
   SANDBOX_PROXY_PORT: positiveInt().max(65535).default(3128),
   /**
+   * The IPv4 range users' proxy networks take their subnets from, one of SANDBOX_PROXY_SUBNET_PREFIX
+   * bits each (the default: 2048 networks of 32 addresses). The networks give the host no address,
+   * so an overlap with the host's LAN does not touch its routing; pick a range no other network
+   * of the engine's uses.
+   */
+  SANDBOX_PROXY_SUBNETS: z
+    .string()
+    .regex(/^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/, 'an IPv4 range such as 10.213.0.0/16')
+    .default('10.213.0.0/16'),
+  /** Each network holds the proxy and one user's session containers: /27 leaves 28 of them. */
+  SANDBOX_PROXY_SUBNET_PREFIX: z.coerce.number().int().min(8).max(29).default(27),
+  /**
    * A PEM bundle on the engine's host that session containers trust (mounted read-only), for
    * networks whose HTTPS is re-signed by a company proxy. Unset or empty: the image's own CAs.
    */
@@ -339,6 +351,14 @@ const sandboxEnvSchema = z.object({
 });
 
 export const sandboxConfigSchema = sandboxEnvSchema.superRefine((config, ctx) => {
+  const rangePrefix = Number(config.SANDBOX_PROXY_SUBNETS.split('/')[1]);
+  if (rangePrefix > config.SANDBOX_PROXY_SUBNET_PREFIX || config.SANDBOX_PROXY_SUBNETS.split(/[./]/).slice(0, 4).some((o) => Number(o) > 255)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['SANDBOX_PROXY_SUBNETS'],
+      message: `${config.SANDBOX_PROXY_SUBNETS} is not a range that holds /${config.SANDBOX_PROXY_SUBNET_PREFIX} networks (SANDBOX_PROXY_SUBNET_PREFIX)`,
+    });
+  }
   if (!(config.SANDBOX_DEFAULT_IMAGE in config.SANDBOX_IMAGES)) {
     ctx.addIssue({
       code: 'custom',

@@ -20,6 +20,7 @@ import { ContainerNotRunningError, PROXY_LABEL, SandboxLabels, WarmContainerGone
 import { toCreateOptions } from './create-options';
 import { isEngineUnreachable, isGone, statusOf } from './engine-errors';
 import { ProxyNetworkEngine } from './proxy-network-engine';
+import { DEFAULT_PROXY_SUBNETS, SubnetPool } from './subnet-pool';
 import { encodeJob } from './runner-protocol';
 
 /** A removed container's name is taken until the engine finishes removing it: wait this often, this long. */
@@ -32,6 +33,8 @@ export interface DockerAdapterOptions {
   socketPath: string;
   /** Stamped on every container as `weft.sandbox.instance`. */
   instanceId: string;
+  /** Where users' proxy networks take their subnets. */
+  proxySubnets?: SubnetPool;
 }
 
 /** A started container with its output attached. */
@@ -64,7 +67,11 @@ export class DockerAdapter implements ContainerRuntime {
     private readonly logger: Logger,
   ) {
     this.docker = new Docker({ socketPath: options.socketPath });
-    this.proxyNetworks = new ProxyNetworkEngine(this.docker, (work) => this.engine(work));
+    this.proxyNetworks = new ProxyNetworkEngine(
+      this.docker,
+      (work) => this.engine(work),
+      options.proxySubnets ?? new SubnetPool(DEFAULT_PROXY_SUBNETS.range, DEFAULT_PROXY_SUBNETS.prefix),
+    );
   }
 
   async run(spec: ContainerSpec, options: RunOptions): Promise<RunOutcome> {

@@ -6,6 +6,7 @@ import { LOGGER, SANDBOX_CONFIG } from '../tokens';
 import { ContainerJanitor } from './container-janitor';
 import { CONTAINER_RUNTIME } from './container-runtime';
 import { DockerAdapter } from './docker.adapter';
+import { SubnetPool } from './subnet-pool';
 
 @Module({
   providers: [
@@ -16,7 +17,11 @@ import { DockerAdapter } from './docker.adapter';
         new DockerAdapter(
           // The host name, not a random id: in a container it outlives a crash of the process, so
           // the restarted worker finds (and removes) what its predecessor left running.
-          { socketPath: config.DOCKER_SOCKET, instanceId: config.SANDBOX_INSTANCE_ID ?? hostname() },
+          {
+            socketPath: config.DOCKER_SOCKET,
+            instanceId: config.SANDBOX_INSTANCE_ID ?? hostname(),
+            proxySubnets: new SubnetPool(config.SANDBOX_PROXY_SUBNETS, config.SANDBOX_PROXY_SUBNET_PREFIX),
+          },
           logger,
         ),
     },

@@ -16,3 +16,12 @@ export function isGone(error: unknown): boolean {
   const status = statusOf(error);
   return status === 404 || status === 409;
 }
+
+/**
+ * The engine refused a network's explicit subnet because another network holds part of it (it
+ * says so only in words: "Pool overlaps with other one on this address space").
+ */
+export function isSubnetTaken(error: unknown): boolean {
+  const message = (error as { message?: unknown } | null)?.message;
+  return typeof message === 'string' && /pool overlaps/i.test(message);
+}

@@ -1,6 +1,8 @@
+import { AppError, ErrorCode } from '@weft/contracts';
 import type Docker from 'dockerode';
 import { SandboxLabels } from './container-runtime';
-import { isGone, statusOf } from './engine-errors';
+import { isGone, isSubnetTaken, statusOf } from './engine-errors';
+import type { SubnetPool } from './subnet-pool';
 
 /**
  * Docker gives a bridge network's gateway address to the host, and `Internal` only drops what
@@ -21,6 +23,7 @@ export class ProxyNetworkEngine {
   constructor(
     private readonly docker: Docker,
     private readonly engine: Engine,
+    private readonly subnets: SubnetPool,
   ) {}
 
   async ensure(name: string, proxyContainer: string, alias: string): Promise<void> {
@@ -31,19 +34,7 @@ export class ProxyNetworkEngine {
       info = undefined;
     }
     if (!info) {
-      await this.engine(() =>
-        this.docker.createNetwork({
-          Name: name,
-          Driver: 'bridge',
-          // No route out: the proxy, also on the network, is the only way to the outside.
-          Internal: true,
-          CheckDuplicate: true,
-          Options: { [HOSTLESS_OPTION]: 'true' },
-          Labels: { [SandboxLabels.marker]: '1', [SandboxLabels.proxyNetwork]: '1' },
-        }),
-      ).catch((error: unknown) => {
-        if (statusOf(error) !== 409) throw error;
-      });
+      await this.create(name);
       info = (await this.inspect(network)) ?? {};
     }
     const proxy = await this.engine(() => this.docker.getContainer(proxyContainer).inspect());
@@ -53,6 +44,52 @@ export class ProxyNetworkEngine {
       const status = statusOf(error);
       if (status !== 403 && status !== 409) throw error;
     });
+  }
+
+  /**
+   * Takes the first free subnet of the pool, searching from a slot derived from the network's
+   * name (so users spread over the range and seldom race for one); a subnet another network took
+   * meanwhile (another replica's, another stack's) sends it on to the next. Explicit subnets
+   * never draw from the engine's default pools, which hold about 30 networks.
+   */
+  private async create(name: string): Promise<void> {
+    const taken = await this.takenSubnets();
+    for (const subnet of this.subnets.candidates(name, () => taken)) {
+      try {
+        await this.engine(() =>
+          this.docker.createNetwork({
+            Name: name,
+            Driver: 'bridge',
+            // No route out: the proxy, also on the network, is the only way to the outside.
+            Internal: true,
+            CheckDuplicate: true,
+            IPAM: { Driver: 'default', Config: [{ Subnet: subnet }] },
+            Options: { [HOSTLESS_OPTION]: 'true' },
+            Labels: { [SandboxLabels.marker]: '1', [SandboxLabels.proxyNetwork]: '1' },
+          }),
+        );
+        return;
+      } catch (error) {
+        // 409: made meanwhile under this name by another replica.
+        if (statusOf(error) === 409) return;
+        if (!isSubnetTaken(error)) throw error;
+        taken.push(subnet);
+      }
+    }
+    const { range, prefix, size } = this.subnets;
+    throw new AppError(
+      ErrorCode.SandboxUnavailable,
+      `Every subnet for users' proxy networks is taken (SANDBOX_PROXY_SUBNETS=${range} holds ${size} networks of /${prefix}): ` +
+        'an admin must give the sandbox a larger range (WEFT_SANDBOX_PROXY_SUBNETS, or a longer SANDBOX_PROXY_SUBNET_PREFIX) ' +
+        'or remove unused networks (docker network prune --filter label=weft.sandbox.proxy-network=1)',
+      { setting: 'SANDBOX_PROXY_SUBNETS', range, prefix, networks: size },
+      false,
+    );
+  }
+
+  private async takenSubnets(): Promise<string[]> {
+    const networks = await this.engine(() => this.docker.listNetworks());
+    return networks.flatMap((network) => (network.IPAM?.Config ?? []).map((config) => config.Subnet ?? '')).filter(Boolean);
   }
 
   /**

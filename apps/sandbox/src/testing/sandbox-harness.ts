@@ -11,6 +11,7 @@ import { createSandboxApp } from '../app';
 import { CacheQuota } from '../cache/cache-quota';
 import { ExecService } from '../exec/exec.service';
 import { WarmPool } from '../pool/warm-pool';
+import { ProxyNetworks } from '../sessions/proxy-networks';
 
 /** Tight limits so every bomb ends fast on a 2-core machine. */
 export const HarnessLimits = {
@@ -33,6 +34,8 @@ export interface SandboxHarness {
   service: ExecService;
   /** The worker's package cache quota, to await a user's check. */
   cacheQuota: CacheQuota;
+  /** The worker's users' proxy networks, to make one without a command. */
+  proxyNetworks: ProxyNetworks;
   exec(request: ExecRequest): Promise<ExecResult>;
   /** Removes a session's containers, as the gateway asks when a session is deleted. */
   release(sessionId: string): Promise<number>;
@@ -84,6 +87,7 @@ export async function startSandboxHarness(natsUrl: string, env: Record<string, s
     pool: app.get(WarmPool),
     service: app.get(ExecService),
     cacheQuota: app.get(CacheQuota),
+    proxyNetworks: app.get(ProxyNetworks),
     exec: (request) => rpc.client.request(Routes.sandboxExec, request, { timeoutMs: 60_000 }),
     release: async (sessionId) => (await rpc.client.request(Routes.sandboxReleaseSession, { sessionId }, { timeoutMs: 30_000 })).removed,
     async newWorkspace() {
