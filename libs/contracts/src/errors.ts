@@ -19,6 +19,11 @@ export const ErrorCode = {
    */
   LastAdmin: 'AUTH.LAST_ADMIN',
   Internal: 'COMMON.INTERNAL',
+  /**
+   * Weft's store (Redis) does not answer: the request was not served (one in flight when it
+   * stopped may have taken effect). Details carry `retryAfterSeconds`.
+   */
+  StoreUnavailable: 'STORE.UNAVAILABLE',
   Timeout: 'TRANSPORT.TIMEOUT',
   NoResponders: 'TRANSPORT.NO_RESPONDERS',
   UnknownModel: 'INFERENCE.UNKNOWN_MODEL',

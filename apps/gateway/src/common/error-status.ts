@@ -42,6 +42,7 @@ export function statusForCode(code: ErrorCode): number {
       return 413;
     case ErrorCode.QuotaExceeded:
       return 429;
+    case ErrorCode.StoreUnavailable:
     case ErrorCode.Timeout:
     case ErrorCode.NoResponders:
     case ErrorCode.SandboxUnavailable:

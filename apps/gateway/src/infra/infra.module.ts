@@ -1,10 +1,12 @@
-import { type DynamicModule, Global, Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { type DynamicModule, Global, Inject, Injectable, type MiddlewareConsumer, type NestModule, type OnApplicationShutdown, RequestMethod } from '@nestjs/common';
 import { natsServerFrom, RpcClient } from '@weft/messaging';
 import type { Logger } from '@weft/logging';
 import { Redis } from 'ioredis';
 import { GATEWAY_CONFIG, type GatewaySettings } from '../config';
 import { NatsConnectionHandle } from './nats.connection';
+import { RedisAvailability } from './redis-availability';
 import { RedisKeys } from './redis-keys';
+import { StoreGate } from './store-gate';
 import { LOGGER, REDIS } from './tokens';
 
 /** Closes the shared connections after every module has stopped using them. */
@@ -24,7 +26,11 @@ class ConnectionsCloser implements OnApplicationShutdown {
 
 /** Config, logger, Redis and NATS for every other module. */
 @Global()
-export class InfraModule {
+export class InfraModule implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(StoreGate).forRoutes({ path: '*path', method: RequestMethod.ALL });
+  }
+
   static forRoot(config: GatewaySettings, logger: Logger): DynamicModule {
     return {
       module: InfraModule,
@@ -39,8 +45,9 @@ export class InfraModule {
         },
         { provide: RpcClient, useFactory: (nats: NatsConnectionHandle) => nats.client, inject: [NatsConnectionHandle] },
         ConnectionsCloser,
+        RedisAvailability,
       ],
-      exports: [GATEWAY_CONFIG, LOGGER, RedisKeys, REDIS, NatsConnectionHandle, RpcClient],
+      exports: [GATEWAY_CONFIG, LOGGER, RedisKeys, REDIS, NatsConnectionHandle, RpcClient, RedisAvailability],
     };
   }
 }
