@@ -84,6 +84,7 @@ async function session(client: Client, proxy: UsageProxy, key: string): Promise<
   try {
     for (let step = 0; step < STEPS; step++) {
       proxy.label = `step ${step + 1}`;
+      const before = proxy.recorded.length;
       const prompt = PROMPTS[step % PROMPTS.length] ?? 'Go on.';
       const env = { PATH: process.env.PATH, HOME: home, LANG: 'C.UTF-8', TERM: 'dumb' };
       if (client === 'claudeCode') {
@@ -106,6 +107,8 @@ async function session(client: Client, proxy: UsageProxy, key: string): Promise<
         const args = ['exec', ...(step > 0 ? ['resume', '--last'] : []), '--skip-git-repo-check', prompt];
         await tolerateExit(runAgentClient(bin, args, { cwd, timeoutMs: CLIENT_TIMEOUT_MS, env: { ...env, CODEX_HOME: home, WEFT_API_KEY: key } }));
       }
+      // As it goes, so that a long run interrupted still shows what it measured.
+      for (const r of proxy.recorded.slice(before)) console.log(`  ${client} ${r.label}: prompt ${r.promptTokens}, cached ${r.cachedTokens}, ${r.ms.toFixed(0)} ms`);
     }
   } finally {
     await rm(cwd, { recursive: true, force: true });
