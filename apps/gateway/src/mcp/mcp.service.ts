@@ -16,6 +16,7 @@ import {
   parseMcpServers,
 } from './mcp-config';
 import { McpConnections } from './mcp-connections';
+import { McpSandboxMeter } from './mcp-sandbox-meter';
 import { UserMcpRepository } from './user-mcp.repository';
 import { addServerTools, describe, toAgentTools } from './mcp-tools';
 import { mcpToolName } from './mcp-tool-name';
@@ -70,6 +71,7 @@ export class McpService implements OnModuleDestroy {
     @Inject(GATEWAY_CONFIG) private readonly config: McpSettings,
     private readonly rpc: RpcClient,
     private readonly userServers: UserMcpRepository,
+    private readonly meter: McpSandboxMeter,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
     try {
@@ -159,14 +161,23 @@ export class McpService implements OnModuleDestroy {
 
   private async listStdio(session: McpSession, name: string, config: StdioServerConfig): Promise<Tool[]> {
     const target = this.stdioTarget(session, name, config, this.config.MCP_STDIO_START_TIMEOUT_MS);
-    const { tools } = await this.rpc.request(Routes.sandboxMcpListTools, target, { timeoutMs: target.timeoutMs + RPC_MARGIN_MS });
+    const { tools } = await this.meter.run(this.meteredAs(session, name, target.timeoutMs), () =>
+      this.rpc.request(Routes.sandboxMcpListTools, target, { timeoutMs: target.timeoutMs + RPC_MARGIN_MS }),
+    );
     return tools as Tool[];
   }
 
   private async callStdio(session: McpSession, name: string, config: StdioServerConfig, tool: string, args: Record<string, unknown>) {
     const target = this.stdioTarget(session, name, config, this.config.MCP_CALL_TIMEOUT_MS);
-    const result = await this.rpc.request(Routes.sandboxMcpCallTool, { ...target, tool, arguments: args }, { timeoutMs: target.timeoutMs + RPC_MARGIN_MS });
+    const result = await this.meter.run(this.meteredAs(session, name, target.timeoutMs), () =>
+      this.rpc.request(Routes.sandboxMcpCallTool, { ...target, tool, arguments: args }, { timeoutMs: target.timeoutMs + RPC_MARGIN_MS }),
+    );
     return result as CallToolResult;
+  }
+
+  /** A stdio server's requests count against the session owner's sandbox seconds, as its commands do. */
+  private meteredAs(session: McpSession, server: string, timeoutMs: number) {
+    return { ownerId: session.ownerId, workspaceId: session.workspaceId, sessionId: session.sessionId, server, timeoutMs };
   }
 
   /** The session's container, as its commands get it: same workspace, writability, network and image. */
