@@ -18,7 +18,7 @@ import {
 } from '@weft/contracts';
 import type { z } from 'zod';
 import type { AllUsage, LimitOverrides, UsageFilter, UserLimits } from './accounting-schemas';
-import { AdminTokenRefusedError, ApiError } from './errors';
+import { AdminTokenRefusedError, ApiError, ProtocolError } from './errors';
 import { GatewayHttp, type FetchFn } from './gateway-http';
 
 export { USER_ROLES, type UserRole };
@@ -116,6 +116,19 @@ export class AdminClient {
   /** 409 `AUTH.LAST_ADMIN` while no enabled admin user exists. */
   turnOffBootstrapToken(): Promise<BootstrapToken> {
     return this.json(apiRoutes.disableBootstrapToken, {});
+  }
+
+  /** A backup of the whole store and its workspaces, as the gateway streams it (tar.gz). */
+  async backup(signal: AbortSignal): Promise<ReadableStream<Uint8Array>> {
+    const response = await this.send(apiRoutes.backup, { signal });
+    if (!response.body) throw new ProtocolError('the gateway sent an empty backup');
+    return response.body;
+  }
+
+  /** Restores a backup (a file-backed Blob, so it is not read into memory); the gateway's JSON answer. */
+  async restore(archive: Blob, force: boolean, signal: AbortSignal): Promise<unknown> {
+    const response = await this.send(apiRoutes.restore, { query: force ? { force: 'true' } : {}, body: archive, contentType: 'application/gzip', signal });
+    return response.json();
   }
 
   private json<R extends JsonRoute>(route: R, args: CallArgs<R>): Promise<ResponseOf<R>> {

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import type { AdminClient } from '../admin-client';
 import { connectAdmin, type AdminTarget, type CliContext } from '../context';
+import { addBackupCommands } from './admin-backup';
 import { addBootstrapCommands } from './admin-bootstrap';
 import { addFleetCommand } from './admin-fleet';
 import { addKeyCommands } from './admin-keys';
@@ -33,5 +34,6 @@ export function adminCommand(ctx: CliContext): Command {
   addAdminUsageCommand(admin, ctx, connect);
   addBootstrapCommands(admin, ctx, connect);
   addFleetCommand(admin, ctx, connect);
+  addBackupCommands(admin, ctx, connect);
   return admin;
 }

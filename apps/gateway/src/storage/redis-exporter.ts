@@ -115,6 +115,6 @@ const byText = (a: Bytes, b: Bytes) => {
 };
 
 /** A prefix is matched literally, even one holding glob characters. */
-function escapeGlob(text: string): string {
+export function escapeGlob(text: string): string {
   return text.replace(/[*?[\]\\]/g, '\\$&');
 }

@@ -3,9 +3,13 @@ import type { Logger } from '@weft/logging';
 import type { Redis } from 'ioredis';
 import { GATEWAY_CONFIG, type GatewaySettings } from '../config';
 import { LOGGER, REDIS } from '../infra/tokens';
+import { BackupController } from './backup.controller';
+import { BackupWriter } from './backup.service';
 import { runMigrations } from './migration-runner';
 import { MIGRATIONS } from './migrations';
 import { RedisVersionStore } from './redis-version-store';
+import { RestoreRunner } from './restore.service';
+import { WorkspaceArchives } from './workspace-archives';
 
 /** Resolved once the store is at this build's format; its value is that version. */
 export const STORAGE_READY = Symbol('STORAGE_READY');
@@ -14,8 +18,10 @@ export const STORAGE_READY = Symbol('STORAGE_READY');
  * Migrates the store while the gateway is built: an async provider runs before any module's
  * onModuleInit, so no queue worker or sweep touches Redis until the format is known, and a store
  * newer than this build makes `createGatewayApp` (and so the process) fail with the reason.
+ * Also the admin's backup and restore.
  */
 @Module({
+  controllers: [BackupController],
   providers: [
     {
       provide: STORAGE_READY,
@@ -26,6 +32,9 @@ export const STORAGE_READY = Symbol('STORAGE_READY');
         return report.to;
       },
     },
+    WorkspaceArchives,
+    BackupWriter,
+    RestoreRunner,
   ],
   exports: [STORAGE_READY],
 })

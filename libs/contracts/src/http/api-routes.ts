@@ -132,6 +132,8 @@ export const apiRoutes = {
   disableBootstrapToken: route({ method: 'DELETE', path: '/v1/admin/bootstrap-token', summary: 'Turn the bootstrap token off (needs an enabled admin user)', tag: 'Admin', auth: 'admin', response: answers.bootstrapTokenSchema }),
   expireWorkspaces: route({ method: 'POST', path: '/v1/admin/workspaces/expire', summary: 'Delete (or preview) workspaces idle for `idleDays`', tag: 'Admin', auth: 'admin', body: expireWorkspacesBodySchema, response: 'application/json' }),
   fleet: route({ method: 'GET', path: '/v1/admin/fleet', summary: 'Inference workers: host, GPU, models, free sequences, last heartbeat', tag: 'Admin', auth: 'admin', response: answers.fleetSchema }),
+  backup: route({ method: 'GET', path: '/v1/admin/backup', summary: 'A backup as a tar.gz: the Redis store (each key read atomically), every workspace, a manifest with the stored format version', tag: 'Admin', auth: 'admin', response: GZIP }),
+  restore: route({ method: 'POST', path: '/v1/admin/restore', summary: 'Restore a backup tar.gz into an empty store (`?force=true` empties a store that has users first), migrating it to this version', tag: 'Admin', auth: 'admin', body: 'gzip', response: 'application/json' }),
 
   // ---- Compatible APIs --------------------------------------------------------------------------
   openAiModels: route({ method: 'GET', path: '/openai/v1/models', summary: 'OpenAI: list models', tag: 'OpenAI-compatible', auth: 'user', compatible: 'openai', response: 'application/json' }),
