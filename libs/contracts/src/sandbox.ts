@@ -44,6 +44,11 @@ export const execRequestSchema = z.discriminatedUnion('mode', [
      * devcontainer's image when catalogued, then the catalogue's default.
      */
     image: sandboxImageIdSchema.optional(),
+    /**
+     * Set by a caller that may cancel the run: `weft.sandbox.v1.cancel` with this id kills it
+     * (a short run's process, as a long run's).
+     */
+    runId: z.string().min(1).max(128).optional(),
   }),
   z.object({
     mode: z.literal('code'),
@@ -53,6 +58,11 @@ export const execRequestSchema = z.discriminatedUnion('mode', [
     stdin: z.string().optional(),
     timeoutMs: z.number().int().positive().max(600_000).optional(),
     network: sandboxNetworkSchema.default('none'),
+    /**
+     * Set by a caller that may cancel the run: `weft.sandbox.v1.cancel` with this id kills it
+     * (a short run's process, as a long run's).
+     */
+    runId: z.string().min(1).max(128).optional(),
   }),
 ]);
 export type ExecRequest = z.input<typeof execRequestSchema>;

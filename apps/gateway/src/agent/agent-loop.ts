@@ -276,8 +276,8 @@ export class AgentLoop {
       return await raceAbort(running, turn.cancel);
     } catch (error) {
       if (!(error instanceof AbortedError)) throw error;
-      // A permission wait closes its request and logs that within moments; a long sandbox run
-      // gets the same signal and has its container killed (a short one runs to its end).
+      // A permission wait closes its request and logs that within moments; a sandbox run gets
+      // the same signal: a long run has its container killed, a short one its command.
       await settleWithin(running, CANCEL_GRACE_MS);
       throw new TurnCancelled();
     }

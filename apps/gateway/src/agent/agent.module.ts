@@ -123,11 +123,15 @@ import { WorkspacesModule } from '../workspaces/workspaces.module';
             ),
             files: rpcFileToolsPort(rpc, liveness),
             sandbox: meteredSandboxPort(
-              routingSandboxPort(rpcSandboxPort(rpc, config.SANDBOX_TIMEOUT_MS, liveness), longRuns, {
-                thresholdMs: config.SANDBOX_LONG_RUN_THRESHOLD_MS,
-                longRunTimeoutMs: config.SANDBOX_LONG_RUN_TIMEOUT_MS,
-                egressAllowed: config.SANDBOX_EGRESS_ALLOWED,
-              }),
+              routingSandboxPort(
+                rpcSandboxPort(rpc, config.SANDBOX_TIMEOUT_MS, liveness, (payload) => nats.publish(Routes.sandboxCancel.subject, payload)),
+                longRuns,
+                {
+                  thresholdMs: config.SANDBOX_LONG_RUN_THRESHOLD_MS,
+                  longRunTimeoutMs: config.SANDBOX_LONG_RUN_TIMEOUT_MS,
+                  egressAllowed: config.SANDBOX_EGRESS_ALLOWED,
+                },
+              ),
               limits,
               quotas,
               usage,

@@ -22,11 +22,11 @@ export interface FileToolsPort {
   call(request: ToolCallRequest): Promise<ToolCallResult>;
 }
 
-/** What a caller may add to a run; only long runs (the queue) honour them. */
+/** What a caller may add to a run. */
 export interface ExecOptions {
-  /** Aborting kills the run's container. */
+  /** Aborting kills the run (a long run's container; a short run's process). */
   signal?: AbortSignal;
-  /** A long run's output as it comes, in order, in bounded chunks. */
+  /** A long run's output as it comes, in order, in bounded chunks (short runs send none). */
   onOutput?: (stream: 'stdout' | 'stderr', text: string) => void;
   /** For the sandbox's log lines. */
   sessionId?: string;

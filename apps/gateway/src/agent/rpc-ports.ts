@@ -1,11 +1,12 @@
-import type { ExecRequest, GenerateChunk, GenerateRequest, ToolCallRequest } from '@weft/contracts';
+import { randomUUID } from 'node:crypto';
+import type { CancelRun, ExecRequest, GenerateChunk, GenerateRequest, ToolCallRequest } from '@weft/contracts';
 import { Routes } from '@weft/contracts';
 import type { RpcClient } from '@weft/messaging';
 import type { FleetInference } from '../fleet/fleet-inference.client';
 import type { ServiceLiveness } from '../fleet/service-liveness';
 import { abortable } from './abortable';
 import { retryWhileBusy } from './busy-retry';
-import type { FileToolsPort, InferencePort, SandboxPort } from './ports';
+import type { ExecOptions, FileToolsPort, InferencePort, SandboxPort } from './ports';
 
 /**
  * Inference over NATS. Aborting a generation stops relaying its stream at once and publishes
@@ -47,12 +48,29 @@ export function rpcFileToolsPort(rpc: RpcClient, liveness?: ServiceLiveness): Fi
   };
 }
 
-/** With `liveness`, a command fails with SANDBOX.UNAVAILABLE once every sandbox worker that could run it died. */
-export function rpcSandboxPort(rpc: RpcClient, timeoutMs: number, liveness?: ServiceLiveness): SandboxPort {
+/**
+ * Short runs over request/reply. With `liveness`, a command fails with SANDBOX.UNAVAILABLE once
+ * every sandbox worker that could run it died. A run given a signal carries a `runId`, and
+ * aborting publishes `weft.sandbox.v1.cancel` for it, so the worker kills the command.
+ */
+export function rpcSandboxPort(
+  rpc: RpcClient,
+  timeoutMs: number,
+  liveness?: ServiceLiveness,
+  publishCancel?: (payload: CancelRun) => void,
+): SandboxPort {
   return {
-    exec: (request: ExecRequest) => {
-      const call = rpc.request(Routes.sandboxExec, request, { timeoutMs });
-      return liveness ? liveness.guard('sandbox', call) : call;
+    async exec(request: ExecRequest, options?: ExecOptions) {
+      const signal = publishCancel ? options?.signal : undefined;
+      const runId = signal ? randomUUID() : undefined;
+      const onAbort = () => publishCancel?.(Routes.sandboxCancel.request.parse({ runId }));
+      signal?.addEventListener('abort', onAbort, { once: true });
+      try {
+        const call = rpc.request(Routes.sandboxExec, runId ? { ...request, runId } : request, { timeoutMs });
+        return await (liveness ? liveness.guard('sandbox', call) : call);
+      } finally {
+        signal?.removeEventListener('abort', onAbort);
+      }
     },
   };
 }

@@ -15,12 +15,15 @@ import { CacheQuota } from '../cache/cache-quota';
 import { SessionsController } from '../sessions/sessions.controller';
 import { McpController } from '../mcp/mcp.controller';
 import { StdioMcpServers } from '../mcp/stdio-servers';
+import { RunCancellations } from '../long-runs/run-cancellations';
 
 @Module({
   imports: [DockerModule, PoolModule],
   controllers: [ExecController, SessionsController, McpController],
   providers: [
     ExecService,
+    // Short runs and long runs alike; the long-run worker feeds it the cancels it hears.
+    { provide: RunCancellations, useFactory: () => new RunCancellations() },
     StdioMcpServers,
     EgressNetwork,
     ProxyNetworks,
@@ -33,6 +36,6 @@ import { StdioMcpServers } from '../mcp/stdio-servers';
       useFactory: (config: SandboxConfig, runtime: ContainerRuntime) => new WorkspaceLocator(config, runtime),
     },
   ],
-  exports: [ExecService],
+  exports: [ExecService, RunCancellations],
 })
 export class ExecModule {}

@@ -5,7 +5,6 @@ import { ExecModule } from '../exec/exec.module';
 import { LOGGER, SANDBOX_CONFIG } from '../tokens';
 import { LongRunService } from './long-run.service';
 import { LongRunWorker } from './long-run.worker';
-import { RunCancellations } from './run-cancellations';
 import { NatsEventBus, natsServerFrom } from '@weft/messaging';
 
 /** Long runs: the queue's worker, their streamed output and their cancellation. */
@@ -17,7 +16,6 @@ import { NatsEventBus, natsServerFrom } from '@weft/messaging';
       inject: [SANDBOX_CONFIG, LOGGER],
       useFactory: (config: SandboxConfig, logger: Logger) => NatsEventBus.connect(natsServerFrom(config), 'sandbox-bus', logger),
     },
-    { provide: RunCancellations, useFactory: () => new RunCancellations() },
     LongRunService,
     LongRunWorker,
   ],

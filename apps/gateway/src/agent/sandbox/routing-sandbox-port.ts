@@ -26,7 +26,7 @@ export function routingSandboxPort(
       if (request.network === 'egress' && !routing.egressAllowed) {
         throw new AppError(ErrorCode.Forbidden, 'Network egress for sandbox runs is off on this server (SANDBOX_EGRESS_ALLOWED)');
       }
-      if (!isLongRun(request, { thresholdMs: routing.thresholdMs }) || !(await long.available())) return short.exec(request);
+      if (!isLongRun(request, { thresholdMs: routing.thresholdMs }) || !(await long.available())) return short.exec(request, options);
       const timeoutMs = Math.max(request.timeoutMs ?? 0, routing.longRunTimeoutMs);
       return long.run({ ...request, timeoutMs }, options);
     },
