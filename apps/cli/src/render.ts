@@ -41,6 +41,12 @@ export class TurnRenderer {
       case 'message.delta':
         this.streamedText = true;
         return this.text(event.text);
+      case 'message.resync':
+        // Printed text cannot be taken back: say so and print the whole text once more.
+        this.endLine();
+        this.line(this.c.yellow('↻ part of the streamed text was lost on the way; the whole text:'));
+        this.streamedText = true;
+        return this.text(event.text);
       case 'message.completed':
         // A gateway that does not stream deltas still gets its answer shown.
         if (!this.streamedText && event.content) this.text(event.content);

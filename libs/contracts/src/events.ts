@@ -25,6 +25,13 @@ export const sessionEventSchema = z.discriminatedUnion('type', [
     resumed: z.boolean().optional(),
   }),
   z.object({ type: z.literal('message.delta'), turnId: z.string(), text: z.string(), threadId }),
+  /**
+   * The `message.delta`s of the generation just streamed on this thread do not add up to what
+   * the model wrote (some were lost between inference and the gateway, as in a NATS outage):
+   * `text` is that generation's whole text. A client replaces the text its deltas showed since
+   * the thread's last other event with it. Logged after the generation's deltas, before anything else of it.
+   */
+  z.object({ type: z.literal('message.resync'), turnId: z.string(), text: z.string(), threadId }),
   z.object({
     type: z.literal('tool.called'),
     turnId: z.string(),

@@ -221,6 +221,9 @@ export class AgentLoop {
       return { kind: 'out_of_time' };
     }
     if (!result) throw new AppError(ErrorCode.GenerationFailed, 'The generation stream ended without a result');
+    // Core NATS delivers at most once: deltas sent while the gateway reconnected are gone, the
+    // result is not. Clients swap what they pieced together for the whole text.
+    if (result.text !== text) await this.emit(turn, spec, { type: 'message.resync', turnId: turn.turnId, text: result.text });
     addUsage(turn.usage, result.usage);
     await this.context.measure(spec.thread, prompt, result.usage.promptTokens);
     return { kind: 'done', result };

@@ -75,6 +75,11 @@ export function toMarkdown(session: Session, events: StoredSessionEvent[]): stri
         pendingThread = event.threadId;
         pending += event.text;
         break;
+      case 'message.resync': // deltas were lost on the way: this is the generation's whole text
+        if (event.threadId !== pendingThread) flush();
+        pendingThread = event.threadId;
+        pending = event.text;
+        break;
       case 'message.created':
         flush();
         out.push('', `## User · ${event.at}`, '', event.content);

@@ -19,6 +19,9 @@ export interface ScriptStep {
   calls?: Array<{ name: string; arguments: Record<string, unknown> }>;
   hang?: boolean;
   promptTokens?: number;
+  /** A slow model: `text` streamed as these deltas, `chunkDelayMs` apart (the result carries the whole text). */
+  chunks?: string[];
+  chunkDelayMs?: number;
 }
 
 /**
@@ -73,6 +76,7 @@ class ScriptedModelController {
     // A delegated or subtask conversation (`<session>:<thread>`) takes the session's next steps.
     const steps = scriptedWorld.scripts.get((request.sessionId ?? '').split(':')[0] ?? '') ?? [];
     const step = steps.shift() ?? { text: 'done' };
+    if (step.chunks) return slowly(step.chunks, step.chunkDelayMs ?? 0);
     return new Observable<GenerateChunk>((subscriber) => {
       const text = step.text ?? '';
       if (text !== '') subscriber.next({ type: 'delta', text });
@@ -98,6 +102,22 @@ class ScriptedModelController {
   cancel(@Payload() payload: { requestId: string }) {
     scriptedWorld.cancelled.push(payload.requestId);
   }
+}
+
+/** Each chunk a delta, `delayMs` apart, then the whole text as the result. */
+function slowly(chunks: string[], delayMs: number): Observable<GenerateChunk> {
+  return new Observable<GenerateChunk>((subscriber) => {
+    let index = 0;
+    const timer = setInterval(() => {
+      const chunk = chunks[index++];
+      if (chunk !== undefined) return subscriber.next({ type: 'delta', text: chunk });
+      clearInterval(timer);
+      const result = { text: chunks.join(''), toolCalls: [], finishReason: 'stop' as const, usage: { promptTokens: 7, completionTokens: chunks.length }, timings: { totalMs: 1 } };
+      subscriber.next({ type: 'done', result });
+      subscriber.complete();
+    }, delayMs);
+    return () => clearInterval(timer);
+  });
 }
 
 @Controller()

@@ -127,6 +127,13 @@ function apply(t: Draft, e: StoredSessionEvent): void {
       else t.items.push({ kind: 'assistant', eventId: e.id, turnId: e.turnId, threadId: e.threadId, text: e.text, final: false });
       return;
     }
+    case 'message.resync': {
+      // Deltas were lost on the way: the stored text replaces what they pieced together.
+      const open = openAssistant(t, e.turnId, e.threadId);
+      if (open) replace(t, open.index, { ...open.item, text: e.text });
+      else t.items.push({ kind: 'assistant', eventId: e.id, turnId: e.turnId, threadId: e.threadId, text: e.text, final: false });
+      return;
+    }
     case 'message.completed': {
       const open = openAssistant(t, e.turnId, undefined);
       if (open) replace(t, open.index, { ...open.item, text: e.content, final: true });
