@@ -100,6 +100,8 @@ async function session(client: Client, proxy: UsageProxy, key: string): Promise<
             ANTHROPIC_DEFAULT_HAIKU_MODEL: MODEL,
             CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
             DISABLE_AUTOUPDATER: '1',
+            // Its own cap: capped only at the proxy, it asks the model to go on, up to 3 more requests a step.
+            CLAUDE_CODE_MAX_OUTPUT_TOKENS: String(REPLY_TOKENS),
           },
         }));
       } else {
