@@ -1,13 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { NestFactory } from '@nestjs/core';
-import { loadConfig } from '@weft/config';
+import { Module } from '@nestjs/common';
 import { createLogger } from '@weft/logging';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type StartedService, startNats, startRedis } from '../../../../test/support/containers';
-import { gatewaySettingsSchema } from '../config';
-import { AppModule } from '../app.module';
+import { type StartedService, startRedis } from '../../../../test/support/containers';
+import { startGatewayUnderTest } from '../test/gateway-under-test';
 import type { Migration } from './migration';
+import { migrateAtStart } from './migrate-at-start';
 import { runMigrations } from './migration-runner';
 import { MIGRATIONS, STORAGE_VERSION } from './migrations';
 import { RedisVersionStore } from './redis-version-store';
@@ -15,30 +14,22 @@ import { storageVersionKey } from './storage-keys';
 
 /** The stored format's version on real Redis: one migrating replica, stamping at start, refusing a newer store. */
 let redisServer: StartedService;
-let nats: StartedService;
 let redis: Redis;
+
+/** The gateway alone: the stamp needs no worker. */
+@Module({})
+class NoWorkers {}
+
 const freshPrefix = () => `storage-${randomBytes(4).toString('hex')}:`;
 
-/** The gateway's modules, built as main.ts builds them, but failing with a rejection instead of Nest's abort(). */
-function gatewayOn(prefix: string) {
-  const config = loadConfig(gatewaySettingsSchema, {
-    REDIS_URL: redisServer.url,
-    NATS_URL: nats.url,
-    WEFT_ADMIN_TOKEN: 'admin-token-for-tests-0123456789',
-    REDIS_KEY_PREFIX: prefix,
-    LOG_LEVEL: 'silent',
-  });
-  return NestFactory.create(AppModule.forRoot(config, createLogger('gateway', 'silent')), { abortOnError: false, logger: false });
-}
-
 beforeAll(async () => {
-  [redisServer, nats] = await Promise.all([startRedis(), startNats()]);
+  redisServer = await startRedis();
   redis = new Redis(redisServer.url);
 });
 
 afterAll(async () => {
   redis?.disconnect();
-  await Promise.all([redisServer?.stop(), nats?.stop()]);
+  await redisServer?.stop();
 });
 
 describe('stored format version', () => {
@@ -62,18 +53,20 @@ describe('stored format version', () => {
   it('stamps an unversioned store when a gateway starts, keeping what it held', async () => {
     const prefix = freshPrefix();
     await redis.set(`${prefix}users-marker`, 'kept');
-    const app = await gatewayOn(prefix);
-    await app.close();
+    const gateway = await startGatewayUnderTest(NoWorkers, { REDIS_URL: redisServer.url, REDIS_KEY_PREFIX: prefix });
+    await gateway.stop();
     expect(await redis.get(storageVersionKey(prefix))).toBe(String(STORAGE_VERSION));
     expect(await redis.get(`${prefix}users-marker`)).toBe('kept');
   });
 
-  it('refuses to start a gateway on a store of a newer format, and leaves the store alone', async () => {
+  // What the gateway's StorageModule runs while Nest builds it (a failed build aborts the process,
+  // and in a test would leave the half-built gateway's connections behind, so it is called alone).
+  it('refuses a store of a newer format at start, and leaves the store alone', async () => {
     const prefix = freshPrefix();
     await redis.set(storageVersionKey(prefix), String(STORAGE_VERSION + 1));
-    await expect(gatewayOn(prefix)).rejects.toThrow(`holds stored format version ${STORAGE_VERSION + 1}, newer than this gateway knows (${STORAGE_VERSION})`);
-    // BullMQ's Queue constructor writes its own `meta` key while providers are built; no Weft record is written.
-    const weftKeys = (await redis.keys(`${prefix}*`)).filter((key) => !key.startsWith(`${prefix}bull:`));
-    expect(weftKeys).toEqual([storageVersionKey(prefix)]);
+    await expect(migrateAtStart(redis, prefix, createLogger('gateway', 'silent'))).rejects.toThrow(
+      `Redis (prefix "${prefix}") holds stored format version ${STORAGE_VERSION + 1}, newer than this gateway knows (${STORAGE_VERSION})`,
+    );
+    expect(await redis.keys(`${prefix}*`)).toEqual([storageVersionKey(prefix)]);
   });
 });

@@ -5,9 +5,7 @@ import { GATEWAY_CONFIG, type GatewaySettings } from '../config';
 import { LOGGER, REDIS } from '../infra/tokens';
 import { BackupController } from './backup.controller';
 import { BackupWriter } from './backup.service';
-import { runMigrations } from './migration-runner';
-import { MIGRATIONS } from './migrations';
-import { RedisVersionStore } from './redis-version-store';
+import { migrateAtStart } from './migrate-at-start';
 import { RestoreRunner } from './restore.service';
 import { WorkspaceArchives } from './workspace-archives';
 
@@ -26,11 +24,7 @@ export const STORAGE_READY = Symbol('STORAGE_READY');
     {
       provide: STORAGE_READY,
       inject: [REDIS, GATEWAY_CONFIG, LOGGER],
-      useFactory: async (redis: Redis, config: GatewaySettings, logger: Logger) => {
-        const report = await runMigrations(new RedisVersionStore(redis, config.REDIS_KEY_PREFIX), redis, MIGRATIONS);
-        if (report.applied.length > 0) logger.info(report, 'stored format migrated');
-        return report.to;
-      },
+      useFactory: (redis: Redis, config: GatewaySettings, logger: Logger) => migrateAtStart(redis, config.REDIS_KEY_PREFIX, logger),
     },
     WorkspaceArchives,
     BackupWriter,
