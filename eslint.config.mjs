@@ -4,7 +4,7 @@ import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', '.nx/**', '.weft-test/**', '.gpu-bench/**', 'scripts/**/*.mjs', 'vitest.config.ts', 'eslint.config.mjs'] },
+  { ignores: ['**/dist/**', '**/node_modules/**', 'test/fixtures/**', '.nx/**', '.weft-test/**', '.gpu-bench/**', 'scripts/**/*.mjs', 'vitest.config.ts', 'eslint.config.mjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

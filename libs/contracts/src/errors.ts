@@ -53,13 +53,13 @@ export const ErrorCode = {
   NotADirectory: 'TOOLS.NOT_A_DIRECTORY',
   WorkspaceNotFound: 'TOOLS.WORKSPACE_NOT_FOUND',
   ArchiveRejected: 'TOOLS.ARCHIVE_REJECTED',
+  /** Every tools worker that could have taken a call stopped heartbeating while it was in flight. */
+  ToolsUnavailable: 'TOOLS.UNAVAILABLE',
   SandboxTimeout: 'SANDBOX.TIMEOUT',
   SandboxUnavailable: 'SANDBOX.UNAVAILABLE',
   /** A long run was cancelled: its container was killed, or it never started. */
   SandboxCancelled: 'SANDBOX.CANCELLED',
   /** An image id that the admin's catalogue (SANDBOX_IMAGES) does not hold. */
-  /** Every tools worker that could have taken a call stopped heartbeating while it was in flight. */
-  ToolsUnavailable: 'TOOLS.UNAVAILABLE',
   SandboxImageUnknown: 'SANDBOX.IMAGE_UNKNOWN',
   /** An MCP server failed a tool call, or reported the call's result as an error; the turn goes on. */
   McpToolFailed: 'MCP.TOOL_FAILED',

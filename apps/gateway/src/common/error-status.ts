@@ -46,8 +46,8 @@ export function statusForCode(code: ErrorCode): number {
     case ErrorCode.Timeout:
     case ErrorCode.NoResponders:
     case ErrorCode.SandboxUnavailable:
-    case ErrorCode.SandboxTimeout:
     case ErrorCode.ToolsUnavailable:
+    case ErrorCode.SandboxTimeout:
     case ErrorCode.ModelLoadFailed:
     case ErrorCode.InferenceBusy:
     case ErrorCode.WorkerLost:
