@@ -10,6 +10,7 @@ import { requestLogging } from './common/request-logging';
 import { sendAnthropicError } from './compat/anthropic/anthropic-error.filter';
 import { sendOpenAiError } from './compat/openai/openai-error.filter';
 import type { GatewaySettings } from './config';
+import { StoreGate } from './infra/store-gate';
 import { SYNC_BODY_PATH, syncBodyLimit } from './workspaces/workspace-sync-body';
 import { GZIP_TYPES } from './workspaces/workspace-upload';
 
@@ -32,6 +33,10 @@ export async function createGatewayApp(
     logger: new PinoNestLogger(logger),
   });
   app.use(requestLogging(logger));
+  // Plain Express middleware, not Nest's `forRoutes`: that would add a route of every method to
+  // the router, which the route table (api-fuzz) and /openapi.json must not see.
+  const storeGate = app.get(StoreGate);
+  app.use((req: Request, res: Response, next: NextFunction) => storeGate.use(req, res, next));
   app.use('/v1/workspaces', express.raw({ type: GZIP_TYPES, limit: config.WORKSPACE_UPLOAD_MAX_BYTES }));
   app.use(SYNC_BODY_PATH, express.json({ limit: syncBodyLimit(config) }));
   app.use(COMPAT_PREFIXES, express.json({ limit: config.COMPAT_BODY_MAX_BYTES }));

@@ -1,4 +1,4 @@
-import { type DynamicModule, Global, Inject, Injectable, type MiddlewareConsumer, type NestModule, type OnApplicationShutdown, RequestMethod } from '@nestjs/common';
+import { type DynamicModule, Global, Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { natsServerFrom, RpcClient } from '@weft/messaging';
 import type { Logger } from '@weft/logging';
 import { Redis } from 'ioredis';
@@ -26,11 +26,7 @@ class ConnectionsCloser implements OnApplicationShutdown {
 
 /** Config, logger, Redis and NATS for every other module. */
 @Global()
-export class InfraModule implements NestModule {
-  configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(StoreGate).forRoutes({ path: '*path', method: RequestMethod.ALL });
-  }
-
+export class InfraModule {
   static forRoot(config: GatewaySettings, logger: Logger): DynamicModule {
     return {
       module: InfraModule,
@@ -46,8 +42,9 @@ export class InfraModule implements NestModule {
         { provide: RpcClient, useFactory: (nats: NatsConnectionHandle) => nats.client, inject: [NatsConnectionHandle] },
         ConnectionsCloser,
         RedisAvailability,
+        StoreGate,
       ],
-      exports: [GATEWAY_CONFIG, LOGGER, RedisKeys, REDIS, NatsConnectionHandle, RpcClient, RedisAvailability],
+      exports: [GATEWAY_CONFIG, LOGGER, RedisKeys, REDIS, NatsConnectionHandle, RpcClient, RedisAvailability, StoreGate],
     };
   }
 }
