@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import type { SandboxConfig } from '@weft/config';
 import type { Logger } from '@weft/logging';
 import { CONTAINER_RUNTIME, type ContainerRuntime } from '../docker/container-runtime';
@@ -28,7 +28,7 @@ export interface CacheMeasurement {
  * lives there. The check runs in the background, never delaying the command's result.
  */
 @Injectable()
-export class CacheQuota {
+export class CacheQuota implements OnApplicationShutdown {
   private readonly startedAt = new Map<string, number>();
   private readonly running = new Map<string, Promise<CacheMeasurement | undefined>>();
   private readonly latest = new Map<string, CacheMeasurement>();
@@ -50,6 +50,11 @@ export class CacheQuota {
       })
       .finally(() => this.running.delete(ownerId));
     this.running.set(ownerId, check);
+  }
+
+  /** A stopping worker waits for its checks: each runs a container it must not leave behind. */
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.allSettled(this.running.values());
   }
 
   /** The user's check under way, else the last one's result. */
