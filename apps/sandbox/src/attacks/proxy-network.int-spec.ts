@@ -47,7 +47,10 @@ describe("attack: a proxied session's network and the Docker host (real Docker, 
   it("connects to no listener of the host: not through its network's gateway address, not at any other address of the host", async () => {
     expect((await run('true')).exitCode).toBe(0);
     const network = await sandbox.docker.getNetwork(`weft-proxy-${proxy.id.slice(0, 12)}-${owner}`).inspect();
-    const gateway = (network.IPAM?.Config as { Gateway?: string }[] | undefined)?.[0]?.Gateway;
+    const ipam = (network.IPAM?.Config as { Gateway?: string; Subnet?: string }[] | undefined)?.[0];
+    // Networks from Weft's subnet pool name only their subnet: the address Docker would give the
+    // bridge is the subnet's first host.
+    const gateway = ipam?.Gateway ?? (ipam?.Subnet ? firstHost(ipam.Subnet) : undefined);
     expect(gateway).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
     const addresses = hostAddresses();
     // Control: the listener is live on each of the host's addresses.
@@ -77,3 +80,11 @@ describe("attack: a proxied session's network and the Docker host (real Docker, 
     expect(result.stdout).toBe('403');
   });
 });
+
+/** `10.213.4.32/27` → `10.213.4.33`. */
+function firstHost(subnet: string): string {
+  const [base = ''] = subnet.split('/');
+  const octets = base.split('.').map(Number);
+  octets[3] = (octets[3] ?? 0) + 1;
+  return octets.join('.');
+}
