@@ -6,6 +6,7 @@ import { z } from 'zod';
  * deployments (or test runs) share one Redis without seeing each other's records.
  */
 export const gatewaySettingsSchema = gatewayConfigSchema.extend({
+  /** Prefix of every Redis key, so deployments (or test runs) can share one Redis; the sandbox's must match. */
   REDIS_KEY_PREFIX: z.string().min(1).default('weft:'),
   /** Workspaces no session has used for this many days are deleted, as DELETE does; 0 (the default) keeps them forever. */
   WORKSPACE_IDLE_DAYS: z.coerce.number().min(0).default(0),

@@ -20,8 +20,11 @@ export const gatewayConfigSchema = z.object({
   ...natsEnv,
   ...redisEnv,
   ...logEnv,
+  /** The HTTP port: the API, the OpenAI- and Anthropic-compatible routes and the web page. */
   PORT: positiveInt().default(8080),
+  /** The address the HTTP server binds. */
   HOST: z.string().default('0.0.0.0'),
+  /** Bootstrap admin credential for `/v1/admin/*`, until an admin user's key takes over (it can then be rotated or turned off). */
   WEFT_ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters'),
   /** Largest accepted workspace upload (compressed). */
   WORKSPACE_UPLOAD_MAX_BYTES: positiveInt().default(8 * 1024 * 1024),
@@ -34,7 +37,9 @@ export const gatewayConfigSchema = z.object({
   WORKSPACE_GIT_ALLOWED_HOSTS: hostList(),
   /** How long the gateway waits for the tools worker to clone a repository. */
   WORKSPACE_GIT_TIMEOUT_MS: positiveInt().default(120_000),
+  /** Model steps one turn may take before it is interrupted. */
   AGENT_MAX_ITERATIONS: positiveInt().default(20),
+  /** The most tokens the model may generate in one step of a turn. */
   AGENT_MAX_REPLY_TOKENS: positiveInt().max(32768).default(2048),
   /** How long a turn may wait on one generation before it fails. */
   INFERENCE_TIMEOUT_MS: positiveInt().default(300_000),
@@ -45,6 +50,7 @@ export const gatewayConfigSchema = z.object({
    * and role, never content): why an agent client's prompt was evaluated again. Off by default.
    */
   COMPAT_LOG_PROMPT_CHANGES: booleanFlag().default(false),
+  /** How long the gateway waits for a short sandbox run (a command under SANDBOX_LONG_RUN_THRESHOLD_MS). */
   SANDBOX_TIMEOUT_MS: positiveInt().default(120_000),
   /**
    * Whether a session may ask for a sandbox network with egress (`sandboxNetwork: "egress"`).
@@ -122,6 +128,7 @@ export const gatewayConfigSchema = z.object({
     ),
   /** Per-user default quotas (an admin overrides them per user); 0 turns a quota off. */
   QUOTA_REQUESTS_PER_MINUTE: z.coerce.number().int().min(0).default(600),
+  /** Turns one user may have running at once. */
   QUOTA_CONCURRENT_TURNS: z.coerce.number().int().min(0).default(8),
   /** Prompt tokens evaluated plus tokens generated, per UTC day. */
   QUOTA_TOKENS_PER_DAY: z.coerce.number().int().min(0).default(0),
@@ -144,6 +151,7 @@ export const gatewayConfigSchema = z.object({
   MCP_USER_STDIO: booleanFlag().default(true),
   /** Whether a workspace's `.weft/mcp.json` may start stdio servers (in the session's sandbox container). */
   MCP_WORKSPACE_STDIO: booleanFlag().default(false),
+  /** How long connecting to a remote (HTTP or SSE) MCP server may take. */
   MCP_CONNECT_TIMEOUT_MS: positiveInt().default(10_000),
   /** How long a stdio server may take to start and list its tools (`npx -y …` downloads it first). */
   MCP_STDIO_START_TIMEOUT_MS: positiveInt().default(60_000),
@@ -182,6 +190,7 @@ const inferenceEnvSchema = z.object({
   HEARTBEAT_INTERVAL_MS: positiveInt().min(100).default(2000),
   /** Prometheus `/metrics` port; 0 turns the endpoint off. */
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  /** The address the `/metrics` endpoint binds. */
   METRICS_HOST: z.string().default('0.0.0.0'),
   /** On SIGTERM, how long in-flight generations may run before they are cut off. */
   DRAIN_TIMEOUT_MS: positiveInt().default(60_000),
@@ -208,9 +217,11 @@ export const toolsConfigSchema = z.object({
   ...readinessEnv,
   ...logEnv,
   ...workspacesEnv,
+  /** The most bytes a whole-file `read_file` returns, and the cap on any file tool's output. */
   READ_FILE_MAX_BYTES: positiveInt().default(256 * 1024),
   /** Cap on a workspace unpacked from an upload. */
   WORKSPACE_MAX_BYTES: positiveInt().default(256 * 1024 * 1024),
+  /** Cap on the number of files in a workspace unpacked from an upload. */
   WORKSPACE_MAX_FILES: positiveInt().default(20_000),
   /**
    * Hosts a workspace may be cloned from; `file` allows file:// URLs (tests, air-gapped
@@ -259,13 +270,21 @@ const sandboxEnvSchema = z.object({
    * the workspaces: either directly, or as the named volume whose mountpoint it looks up.
    */
   WORKSPACES_HOST_DIR: z.string().optional(),
+  /** The named volume holding the workspaces (compose's), whose mountpoint the sandbox looks up. */
   WORKSPACES_VOLUME: z.string().optional(),
+  /** The image code snippets run in (`execute_code`, the warm pool); commands use SANDBOX_IMAGES. */
   SANDBOX_IMAGE: z.string().default('weft/sandbox-runtime:latest'),
+  /** Memory limit of each sandbox container. */
   SANDBOX_MEMORY_MB: positiveInt().default(512),
+  /** CPUs each sandbox container may use. */
   SANDBOX_CPUS: z.coerce.number().positive().default(1),
+  /** Processes and threads each sandbox container may hold (fork bombs stop here). */
   SANDBOX_PIDS_LIMIT: positiveInt().default(128),
+  /** A run's timeout when the request names none; the run is killed after it. */
   SANDBOX_TIMEOUT_MS: positiveInt().default(60_000),
+  /** Output kept per stream (stdout, stderr) of a run; the rest is cut and said to be. */
   SANDBOX_OUTPUT_MAX_BYTES: positiveInt().default(64 * 1024),
+  /** Size of the writable /tmp of a sandbox container (its root is read-only). */
   SANDBOX_TMPFS_MB: positiveInt().default(64),
   /** Largest file a run may write (the `fsize` ulimit), in the workspace or in /tmp. */
   SANDBOX_FILE_MAX_MB: positiveInt().default(256),
@@ -284,6 +303,7 @@ const sandboxEnvSchema = z.object({
     .string()
     .regex(/^[a-zA-Z0-9_.-]{1,64}$/)
     .optional(),
+  /** The Docker engine's socket: the sandbox is the only process that holds it. */
   DOCKER_SOCKET: z.string().default('/var/run/docker.sock'),
   /**
    * Redis of the long-run queue; unset, this worker takes no long runs (request/reply only).
@@ -302,6 +322,7 @@ const sandboxEnvSchema = z.object({
     .string()
     .regex(/^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,63}$/)
     .default('weft-sandbox-egress'),
+  /** The catalogue of images commands may run in: `id=image` pairs, comma-separated. */
   SANDBOX_IMAGES: imageCatalogue(),
   /** The catalogue id a command runs in when neither the session nor the workspace picks one. */
   SANDBOX_DEFAULT_IMAGE: z.string().regex(IMAGE_ID).default('dev'),

@@ -1,9 +1,11 @@
 import { z } from 'zod';
 
 export const natsEnv = {
+  /** The NATS server every service talks through. */
   NATS_URL: z.string().default('nats://127.0.0.1:4222'),
   /** Set where NATS requires a user (the compose stack; a remote inference worker). */
   NATS_USER: z.string().min(1).optional(),
+  /** NATS_USER's password (`npm run setup` writes the compose stack's into `.env`). */
   NATS_PASSWORD: z.string().optional(),
   /** A CA bundle: the connection must then be TLS, with a server certificate it signed. */
   NATS_TLS_CA: z.string().min(1).optional(),
@@ -12,10 +14,12 @@ export const natsEnv = {
 };
 
 export const redisEnv = {
+  /** Redis: sessions, event logs, keys, quotas, usage and the BullMQ queues. */
   REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
 };
 
 export const logEnv = {
+  /** pino's level for this process's JSON log lines. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 };
 
