@@ -335,6 +335,7 @@ const sandboxEnvSchema = z.object({
    * container labelled `weft.proxy=1` in the sandbox's own compose project.
    */
   SANDBOX_PROXY_CONTAINER: z.string().min(1).optional(),
+  /** The port the allow-listing proxy listens on. */
   SANDBOX_PROXY_PORT: positiveInt().max(65535).default(3128),
   /**
    * The IPv4 range users' proxy networks take their subnets from, one of SANDBOX_PROXY_SUBNET_PREFIX
