@@ -194,13 +194,16 @@ export class AgentLoop {
       user: { id: turn.session.ownerId },
       ...(jsonSchema ? { jsonSchema } : {}),
     };
+    // A reply in a JSON schema is for the runtime (the planner's list of subtasks), not the reader:
+    // no client shows it as text, so its deltas (and any resync of them) stay out of the log.
+    const relay = jsonSchema === undefined;
     const deltas = new DeltaBatcher((delta) => this.emit(turn, spec, { type: 'message.delta', turnId: turn.turnId, text: delta }));
     let deltaWriteFailure: { error: unknown } | undefined;
     try {
       for await (const chunk of abortable(this.inference.generate(request, stop.signal), stop.signal)) {
         if (chunk.type === 'delta') {
           text += chunk.text;
-          deltas.push(chunk.text);
+          if (relay) deltas.push(chunk.text);
         } else {
           result = chunk.result;
         }
@@ -223,7 +226,7 @@ export class AgentLoop {
     if (!result) throw new AppError(ErrorCode.GenerationFailed, 'The generation stream ended without a result');
     // Core NATS delivers at most once: deltas sent while the gateway reconnected are gone, the
     // result is not. Clients swap what they pieced together for the whole text.
-    if (result.text !== text) await this.emit(turn, spec, { type: 'message.resync', turnId: turn.turnId, text: result.text });
+    if (relay && result.text !== text) await this.emit(turn, spec, { type: 'message.resync', turnId: turn.turnId, text: result.text });
     addUsage(turn.usage, result.usage);
     await this.context.measure(spec.thread, prompt, result.usage.promptTokens);
     return { kind: 'done', result };

@@ -743,6 +743,16 @@ describe('TurnRunner planning mode', () => {
     expect(t.progress.map((p) => p.phase)).toEqual(['planning', 'subtask', 'subtask', 'summary']);
   });
 
+  it("streams the plan to the reader but not the subtasks' JSON, which only the plan card shows", async () => {
+    const json = '{"subtasks": [{"title": "Only", "description": "do it"}]}';
+    const t = setup([{ text: 'Plan: do it.' }, { text: json }, { text: 'Did it.' }, { text: 'Summary.' }], { job: { mode: 'plan' } });
+    await t.run();
+    const streamed = t.store.events.flatMap((e) => (e.type === 'message.delta' || e.type === 'message.resync' ? [e.text] : []));
+    expect(streamed.join('')).toContain('Plan: do it.');
+    expect(streamed.join('')).not.toContain('subtasks');
+    expect(t.store.events.find((e) => e.type === 'plan.created')).toMatchObject({ subtasks: [{ title: 'Only' }] });
+  });
+
   it('stops a subtask whose same error comes back three times and goes on with the next', async () => {
     const failing = { isError: true, output: 'TOOLS.FILE_NOT_FOUND: No such file: a.ts' };
     const files: FileToolsPort = { call: async () => failing };
