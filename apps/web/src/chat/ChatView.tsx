@@ -85,7 +85,7 @@ export function ChatView({ api, sessionId, onActivity }: { api: ApiClient; sessi
           ) : null}
         </header>
         <ErrorMessage error={cancelError} />
-        <TimelineView api={api} sessionId={sessionId} timeline={timeline} />
+        <TimelineView api={api} sessionId={sessionId} workspaceId={session?.workspaceId} timeline={timeline} />
         <Composer api={api} sessionId={sessionId} busy={activeTurnId !== null} />
       </section>
       {session ? (

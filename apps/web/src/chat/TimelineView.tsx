@@ -1,21 +1,22 @@
-import { useEffect, useRef } from 'react';
+import { useEffect, useLayoutEffect, useRef } from 'react';
 import type { ApiClient } from '../api/client';
 import { Markdown } from '../components/Markdown';
 import { type TimelineEntry, foldThreads } from '../timeline/threads';
 import type { PlanItem, SubtaskStatus, Timeline, TimelineItem } from '../timeline/timeline';
+import { ModelWaitLine } from './ModelWaitLine';
 import { ToolCard } from './ToolCard';
+import { useFollowBottom } from './use-follow-bottom';
 
-/** How close to the bottom (px) counts as following the conversation. */
-const FOLLOW_SLACK = 120;
-
-export function TimelineView({ api, sessionId, timeline }: { api: ApiClient; sessionId: string; timeline: Timeline }) {
+export function TimelineView({ api, sessionId, workspaceId, timeline }: { api: ApiClient; sessionId: string; workspaceId?: string; timeline: Timeline }) {
   const list = useRef<HTMLOListElement>(null);
-  const following = useRef(true);
+  const follow = useFollowBottom(list);
+  const lastUserMessage = timeline.items.findLast((item) => item.kind === 'user')?.eventId;
+  const waiting = timeline.activeTurnId !== null ? timeline.modelWait : null;
 
-  useEffect(() => {
-    const el = list.current;
-    if (el && following.current) el.scrollTop = el.scrollHeight;
-  }, [timeline]);
+  // A message just sent (from here or another tab) starts following again, wherever the reader was.
+  useEffect(() => follow.resume(), [follow, lastUserMessage]);
+  // After every render, before paint: what arrived stays in view while the reader is at the end.
+  useLayoutEffect(() => follow.keep());
 
   return (
     <ol
@@ -25,15 +26,17 @@ export function TimelineView({ api, sessionId, timeline }: { api: ApiClient; ses
       tabIndex={0}
       data-applied-events={timeline.applied}
       data-last-event-id={timeline.lastEventId ?? ''}
-      onScroll={(event) => {
-        const el = event.currentTarget;
-        following.current = el.scrollHeight - el.scrollTop - el.clientHeight < FOLLOW_SLACK;
-      }}
+      onScroll={follow.onScroll}
     >
       {timeline.items.length === 0 ? <li className="hint">No messages yet: say what you want done below.</li> : null}
       {foldThreads(timeline.items).map((entry) => (
-        <Entry key={entryKey(entry)} api={api} sessionId={sessionId} entry={entry} activeTurnId={timeline.activeTurnId} />
+        <Entry key={entryKey(entry)} api={api} sessionId={sessionId} workspaceId={workspaceId} entry={entry} activeTurnId={timeline.activeTurnId} />
       ))}
+      {waiting ? (
+        <li className="item item-wait">
+          <ModelWaitLine wait={waiting} model={timeline.model} />
+        </li>
+      ) : null}
     </ol>
   );
 }
@@ -41,11 +44,11 @@ export function TimelineView({ api, sessionId, timeline }: { api: ApiClient; ses
 const entryKey = (entry: TimelineEntry) => (entry.kind === 'item' ? entry.item.eventId : entry.threadId);
 
 /** An item of the conversation, or a delegated junior's or a subtask's work folded under its name (open while its turn runs). */
-function Entry({ api, sessionId, entry, activeTurnId }: { api: ApiClient; sessionId: string; entry: TimelineEntry; activeTurnId: string | null }) {
+function Entry({ api, sessionId, workspaceId, entry, activeTurnId }: { api: ApiClient; sessionId: string; workspaceId?: string; entry: TimelineEntry; activeTurnId: string | null }) {
   if (entry.kind === 'item') {
     return (
       <li className={`item item-${entry.item.kind}`} data-event-id={entry.item.eventId}>
-        <Item api={api} sessionId={sessionId} item={entry.item} />
+        <Item api={api} sessionId={sessionId} workspaceId={workspaceId} item={entry.item} />
       </li>
     );
   }
@@ -58,7 +61,7 @@ function Entry({ api, sessionId, entry, activeTurnId }: { api: ApiClient; sessio
         <ol className="thread">
           {entry.items.map((item) => (
             <li key={item.eventId} className={`item item-${item.kind} threaded`} data-event-id={item.eventId}>
-              <Item api={api} sessionId={sessionId} item={item} />
+              <Item api={api} sessionId={sessionId} workspaceId={workspaceId} item={item} />
             </li>
           ))}
         </ol>
@@ -89,7 +92,7 @@ function PlanCard({ plan }: { plan: PlanItem }) {
   );
 }
 
-function Item({ api, sessionId, item }: { api: ApiClient; sessionId: string; item: TimelineItem }) {
+function Item({ api, sessionId, workspaceId, item }: { api: ApiClient; sessionId: string; workspaceId?: string; item: TimelineItem }) {
   switch (item.kind) {
     case 'user':
       return (
@@ -106,7 +109,7 @@ function Item({ api, sessionId, item }: { api: ApiClient; sessionId: string; ite
         </div>
       );
     case 'tool':
-      return <ToolCard api={api} sessionId={sessionId} tool={item} />;
+      return <ToolCard api={api} sessionId={sessionId} workspaceId={workspaceId} tool={item} />;
     case 'plan':
       return <PlanCard plan={item} />;
     case 'notice':

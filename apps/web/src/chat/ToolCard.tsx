@@ -4,13 +4,16 @@ import { formatDuration } from '../time';
 import type { ToolItem } from '../timeline/timeline';
 import { PermissionPrompt } from './PermissionPrompt';
 import { viewOf } from './tool-view';
+import { useFileText } from './use-file-text';
 
 const DECIDED_BY = { user: ' by you', policy: ' by a rule', timeout: ': nobody answered in time', cancel: ': the turn was cancelled' } as const;
 const STATUS_TEXT = { asking: 'waiting for you', running: 'running', done: 'done', failed: 'failed', denied: 'denied' } as const;
 
 /** One tool call: what it asked, the permission question if any, live output, and the result. */
-export function ToolCard({ api, sessionId, tool }: { api: ApiClient; sessionId: string; tool: ToolItem }) {
-  const view = viewOf(tool);
+export function ToolCard({ api, sessionId, workspaceId, tool }: { api: ApiClient; sessionId: string; workspaceId?: string; tool: ToolItem }) {
+  // An edit not yet made is previewed in the file as it is, with its real line numbers.
+  const fileText = useFileText(api, workspaceId, typeof tool.args.path === 'string' ? tool.args.path : '', tool.name === 'edit_file' && !tool.result);
+  const view = viewOf(tool, fileText);
   const decision = tool.decision;
   const showDiff = view.diff && (tool.name === 'edit_file' || tool.name === 'write_file') && view.status !== 'denied';
   const isCommand = tool.name === 'run_command' || tool.name === 'execute_code';

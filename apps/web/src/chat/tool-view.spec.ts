@@ -32,4 +32,12 @@ describe('a tool card', () => {
     const output = "Edited 'src/a.js' (1 replacement):\n--- a/src/a.js\n+++ b/src/a.js\n@@ -1,2 +1,2 @@\n-a\n+b\n c";
     expect(viewOf(tool({ name: 'edit_file', args, result: { isError: false, output, at: '' } })).diff).toBe(output.slice(output.indexOf('---')));
   });
+
+  it('previews an edit where it falls in the file, when the page has the file', () => {
+    const file = 'one\ntwo\nthree\nfour\nfive\nsix\nseven\n';
+    const args = { path: 'n.txt', edits: [{ old: 'six\n', new: 'SIX\n' }] };
+    expect(viewOf(tool({ name: 'edit_file', args }), file).diff).toContain('@@ -3,5 +3,5 @@\n three\n four\n five\n-six\n+SIX\n seven\n');
+    // Text the file does not hold (it changed since): the replacement alone.
+    expect(viewOf(tool({ name: 'edit_file', args: { ...args, edits: [{ old: 'ten\n', new: 'X\n' }] } }), file).diff).toContain('@@ -1,1 +1,1 @@');
+  });
 });

@@ -1,5 +1,5 @@
-import { createTwoFilesPatch } from 'diff';
 import type { ToolItem } from '../timeline/timeline';
+import { type Replacement, gitPatch, previewEdit, snippetDiff } from './edit-preview';
 
 /** What a tool card says about a call, worked out from its arguments and result text. */
 export interface ToolView {
@@ -14,14 +14,15 @@ export interface ToolView {
 
 const str = (value: unknown) => (typeof value === 'string' ? value : '');
 
-export function viewOf(tool: ToolItem): ToolView {
+/** `fileText`: the edited file as it is now, for an `edit_file` call's preview (its real line numbers). */
+export function viewOf(tool: ToolItem, fileText?: string): ToolView {
   const { args, result } = tool;
   const output = result?.output ?? '';
   const exit = /^exit code: (.+)$/m.exec(output)?.[1] ?? null;
   const duration = /^duration: (\d+) ms$/m.exec(output)?.[1];
   return {
     subject: subjectOf(tool.name, args),
-    diff: diffOf(tool),
+    diff: diffOf(tool, fileText),
     exitCode: exit,
     durationMs: duration ? Number(duration) : result ? Date.parse(result.at) - Date.parse(tool.calledAt) : null,
     status: statusOf(tool),
@@ -53,23 +54,16 @@ function statusOf(tool: ToolItem): ToolView['status'] {
   return 'running';
 }
 
-function diffOf(tool: ToolItem): string | null {
+function diffOf(tool: ToolItem, fileText: string | undefined): string | null {
   const path = str(tool.args.path);
   if (tool.name === 'edit_file') {
     const done = tool.result && !tool.result.isError ? tool.result.output : '';
     const start = done.indexOf('--- ');
     if (start >= 0) return done.slice(start);
-    // Before it runs (or when it failed): what the call asks to replace.
-    const edits = Array.isArray(tool.args.edits) ? (tool.args.edits as Array<Record<string, unknown>>) : [];
-    return edits.map((e) => gitPatch(`a/${path}`, `b/${path}`, `${str(e.old)}\n`, `${str(e.new)}\n`)).join('');
+    // Before it runs (or when it failed): what the call asks to replace, in the file when it is known.
+    const edits = (Array.isArray(tool.args.edits) ? (tool.args.edits as Array<Record<string, unknown>>) : []).map((e): Replacement => ({ old: str(e.old), new: str(e.new) }));
+    return (fileText !== undefined ? previewEdit(path, fileText, edits) : null) ?? snippetDiff(path, edits);
   }
   if (tool.name === 'write_file') return gitPatch('/dev/null', `b/${path}`, '', str(tool.args.content));
   return null;
-}
-
-/** jsdiff's patch as git writes it: a `diff --git` line per file (what the diff view splits on), no `===` rule. */
-function gitPatch(from: string, to: string, before: string, after: string): string {
-  const body = createTwoFilesPatch(from, to, before, after, undefined, undefined, { context: 0 });
-  const path = to.replace(/^b\//, '');
-  return `diff --git a/${path} b/${path}\n${body.slice(body.indexOf('--- '))}`;
 }

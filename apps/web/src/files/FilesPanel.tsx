@@ -4,6 +4,7 @@ import type { FileEntry } from '../api/schemas';
 import { ErrorMessage } from '../components/ErrorMessage';
 import { FileViewer } from './FileViewer';
 import { saveBlob } from './save-blob';
+import { splitToolFolders } from './tool-folders';
 
 type Folders = Record<string, FileEntry[]>;
 const join = (dir: string, name: string) => (dir ? `${dir}/${name}` : name);
@@ -16,6 +17,8 @@ const order = (a: FileEntry, b: FileEntry) => Number(b.type === 'directory') - N
 export function FilesPanel({ api, workspaceId, version, changed }: { api: ApiClient; workspaceId: string; version: number; changed: string[] }) {
   const [folders, setFolders] = useState<Folders>({});
   const [expanded, setExpanded] = useState<Set<string>>(() => new Set(['']));
+  /** Folders whose tool and cache folders are shown (folded by default). */
+  const [toolsShown, setToolsShown] = useState<Set<string>>(() => new Set());
   const [open, setOpen] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [notice, setNotice] = useState<string | null>(null);
@@ -66,34 +69,58 @@ export function FilesPanel({ api, workspaceId, version, changed }: { api: ApiCli
   const changedSet = new Set(changed);
   const changedInside = (dir: string) => changed.some((p) => p.startsWith(`${dir}/`));
 
-  const renderFolder = (dir: string, depth: number) => (
-    <ul aria-label={depth === 0 ? 'Workspace files' : undefined} className="tree">
-      {(folders[dir] ?? []).map((entry) => {
-        const path = join(dir, entry.name);
-        const isDir = entry.type === 'directory';
-        const isOpen = expanded.has(path);
-        const mark = isDir ? changedInside(path) : changedSet.has(path);
-        return (
-          <li key={path} data-path={path} data-changed={mark || undefined}>
-            <button
-              type="button"
-              aria-expanded={isDir ? isOpen : undefined}
-              aria-current={open === path ? 'true' : undefined}
-              className={`tree-entry${mark ? ' changed' : ''}`}
-              style={{ paddingLeft: `${0.5 + depth}rem` }}
-              onClick={() => (isDir ? toggle(path) : setOpen(path))}
-            >
-              <span aria-hidden="true">{isDir ? (isOpen ? '▾ ' : '▸ ') : '  '}</span>
-              {entry.name}
-              {isDir ? '/' : ''}
-              {mark ? <span className="visually-hidden"> (changed by the last turn)</span> : null}
+  const toggleTools = (dir: string) => {
+    const next = new Set(toolsShown);
+    if (next.has(dir)) next.delete(dir);
+    else next.add(dir);
+    setToolsShown(next);
+  };
+
+  const renderEntry = (dir: string, entry: FileEntry, depth: number) => {
+    const path = join(dir, entry.name);
+    const isDir = entry.type === 'directory';
+    const isOpen = expanded.has(path);
+    const mark = isDir ? changedInside(path) : changedSet.has(path);
+    return (
+      <li key={path} data-path={path} data-changed={mark || undefined}>
+        <button
+          type="button"
+          aria-expanded={isDir ? isOpen : undefined}
+          aria-current={open === path ? 'true' : undefined}
+          className={`tree-entry${mark ? ' changed' : ''}`}
+          style={{ paddingLeft: `${0.5 + depth}rem` }}
+          onClick={() => (isDir ? toggle(path) : setOpen(path))}
+        >
+          <span aria-hidden="true">{isDir ? (isOpen ? '▾ ' : '▸ ') : '  '}</span>
+          {entry.name}
+          {isDir ? '/' : ''}
+          {mark ? <span className="visually-hidden"> (changed by the last turn)</span> : null}
+        </button>
+        {isDir && isOpen ? renderFolder(path, depth + 1) : null}
+      </li>
+    );
+  };
+
+  // Weft's .weft/ and tools' caches (.pytest_cache/, __pycache__/, node_modules/) come last, folded.
+  const renderFolder = (dir: string, depth: number) => {
+    const { project, tools } = splitToolFolders(folders[dir] ?? []);
+    const shown = toolsShown.has(dir);
+    return (
+      <ul aria-label={depth === 0 ? 'Workspace files' : undefined} className="tree">
+        {project.map((entry) => renderEntry(dir, entry, depth))}
+        {tools.length > 0 ? (
+          <li className="tree-tools" data-tool-folders={dir}>
+            <button type="button" aria-expanded={shown} className="tree-entry tree-group" style={{ paddingLeft: `${0.5 + depth}rem` }} onClick={() => toggleTools(dir)}>
+              <span aria-hidden="true">{shown ? '▾ ' : '▸ '}</span>
+              {tools.length} tool and cache {tools.length === 1 ? 'folder' : 'folders'}
+              {shown ? null : <span className="tree-group-names">: {tools.map((e) => e.name).join(', ')}</span>}
             </button>
-            {isDir && isOpen ? renderFolder(path, depth + 1) : null}
+            {shown ? <ul className="tree">{tools.map((entry) => renderEntry(dir, entry, depth + 1))}</ul> : null}
           </li>
-        );
-      })}
-    </ul>
-  );
+        ) : null}
+      </ul>
+    );
+  };
 
   return (
     <aside className="files" aria-label="Workspace">

@@ -16,6 +16,8 @@ export function NotesPanel({ api, workspaceId, version }: { api: ApiClient; work
   const [text, setText] = useState('');
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
+  /** Open or closed by the reader; until then open only when there are notes, so none leave the files room. */
+  const [shown, setShown] = useState<boolean | null>(null);
 
   const load = useCallback(() => api.notes(workspaceId).then(setNotes, setError), [api, workspaceId]);
   useEffect(() => {
@@ -47,7 +49,7 @@ export function NotesPanel({ api, workspaceId, version }: { api: ApiClient; work
 
   return (
     <section className="side-section" aria-label="Notes">
-      <details open>
+      <details open={shown ?? (notes !== null && notes.length > 0)} onToggle={(event) => setShown(event.currentTarget.open)}>
         <summary>
           <h2>Notes {notes ? <span className="hint">({notes.length})</span> : null}</h2>
         </summary>

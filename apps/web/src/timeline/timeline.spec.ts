@@ -69,6 +69,34 @@ describe('the chat timeline', () => {
     expect(next.changedPaths).toEqual([]);
   });
 
+  it("replaces a planning turn's streamed plan, and the subtasks' raw JSON an older gateway streamed, with the plan card", () => {
+    seq = 0;
+    const json = '{"subtasks": [{"title": "Survey", "description": "list it"}]}';
+    const t = applyEvents(emptyTimeline, [
+      ev({ type: 'message.created', role: 'user', content: 'survey' }),
+      ev({ type: 'turn.started', model: 'scripted/planner' }),
+      ev({ type: 'message.delta', text: 'Plan: list the files.' }),
+      ev({ type: 'message.delta', text: json }),
+      ev({ type: 'plan.created', plan: 'Plan: list the files.', subtasks: [{ title: 'Survey', description: 'list it' }] }),
+      ev({ type: 'subtask.started', threadId: 'sub_1', index: 1, total: 1, title: 'Survey' }),
+      ev({ type: 'message.delta', text: 'Listing.', threadId: 'sub_1' }),
+    ]);
+    expect(t.items.map((i) => i.kind)).toEqual(['user', 'plan', 'assistant']);
+    expect(t.items.some((i) => i.kind === 'assistant' && i.text.includes('{"subtasks"'))).toBe(false);
+    expect(t.items[2]).toMatchObject({ text: 'Listing.', threadId: 'sub_1' });
+  });
+
+  it('knows while the model reads its prompt, from the turn start or a result until it writes', () => {
+    const events = turn();
+    const started = applyEvents(emptyTimeline, events.slice(0, 2));
+    expect(started.modelWait).toEqual({ since: at, what: 'your message' });
+    expect(started.model).toBe('scripted/x');
+    expect(applyEvents(started, events.slice(2, 3)).modelWait).toBeNull();
+    const afterTool = applyEvents(emptyTimeline, events.slice(0, 10));
+    expect(afterTool.modelWait).toEqual({ since: at, what: 'the result of run_command' });
+    expect(applyEvents(emptyTimeline, events).modelWait).toBeNull();
+  });
+
   it('orders stream ids by time, then sequence', () => {
     expect(compareStreamIds('1700000000000-10', '1700000000000-9')).toBe(1);
     expect(compareStreamIds('1700000000001-0', '1700000000000-99')).toBe(1);

@@ -1,4 +1,5 @@
 import { type StoredSessionEvent, assertUnreachable } from '@weft/contracts';
+import { type ModelWait, modelWaitAfter } from './model-wait';
 import { compareStreamIds } from './stream-id';
 
 /**
@@ -90,9 +91,22 @@ export interface Timeline {
   changedPaths: string[];
   /** How many events were applied (a test and a reader of the page can check none was doubled). */
   applied: number;
+  /** The running turn's model was asked and has written nothing yet (it reads its prompt). */
+  modelWait: ModelWait | null;
+  /** The model the running (or last) turn talks to. */
+  model: string | null;
 }
 
-export const emptyTimeline: Timeline = { lastEventId: null, items: [], activeTurnId: null, filesVersion: 0, changedPaths: [], applied: 0 };
+export const emptyTimeline: Timeline = {
+  lastEventId: null,
+  items: [],
+  activeTurnId: null,
+  filesVersion: 0,
+  changedPaths: [],
+  applied: 0,
+  modelWait: null,
+  model: null,
+};
 
 /** Tools after which the file tree is reloaded; commands can change anything. */
 const FILE_CHANGING_TOOLS = new Set(['write_file', 'edit_file', 'move_file', 'delete_file', 'create_directory', 'run_command', 'execute_code']);
@@ -102,6 +116,7 @@ export function applyEvents(state: Timeline, events: readonly StoredSessionEvent
   for (const event of events) {
     if (draft.lastEventId !== null && compareStreamIds(event.id, draft.lastEventId) <= 0) continue;
     apply(draft, event);
+    draft.modelWait = modelWaitAfter(draft.modelWait, event);
     draft.lastEventId = event.id;
     draft.applied += 1;
   }
@@ -119,6 +134,7 @@ function apply(t: Draft, e: StoredSessionEvent): void {
       return;
     case 'turn.started':
       t.activeTurnId = e.turnId;
+      t.model = e.model;
       if (e.resumed) notice(t, e, 'info', `Another gateway took this turn over (${e.model}).`);
       return;
     case 'message.delta': {
@@ -190,9 +206,14 @@ function apply(t: Draft, e: StoredSessionEvent): void {
     case 'context.compacted':
       notice(t, e, 'info', `Older messages were summarised to fit the model's context (${e.summarisedMessages} summarised, ${e.keptMessages} kept).`);
       return;
-    case 'plan.created':
+    case 'plan.created': {
+      // The plan streamed as text first (and, from gateways before #30, the subtasks' JSON after
+      // it): the card shows both, so that text goes.
+      const open = openAssistant(t, e.turnId, undefined);
+      if (open) t.items.splice(open.index, 1);
       t.items.push({ kind: 'plan', eventId: e.id, turnId: e.turnId, plan: e.plan, subtasks: e.subtasks.map((s) => ({ ...s, status: 'pending' })) });
       return;
+    }
     // A subtask's and a chain step's `index` count from 1.
     case 'subtask.started':
       updateSubtask(t, e.turnId, e.index - 1, { status: 'running', threadId: e.threadId });
