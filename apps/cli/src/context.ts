@@ -2,11 +2,14 @@ import { AdminClient } from './admin-client';
 import { ApiClient } from './api-client';
 import { ConfigStore, normalizeUrl, resolveCredentials, resolveGatewayUrl, type CliEnv } from './config-store';
 import { UsageError } from './errors';
+import { type MarkdownToTerminal, terminalMarkdown } from './markdown';
 import { colorsFor, type Colors } from './render';
 
 export interface TerminalStream {
   write(text: string): unknown;
   readonly isTTY?: boolean;
+  /** The terminal's width, where it is one. */
+  readonly columns?: number;
 }
 
 /** Everything a command touches outside itself, handed in once by `main` (and by tests). */
@@ -27,6 +30,11 @@ export function outColors(ctx: CliContext): Colors {
 
 export function errColors(ctx: CliContext): Colors {
   return colorsFor(ctx.stderr, ctx.env);
+}
+
+/** Answers' Markdown rendered for the terminal; none (as written) with `--raw` or where stdout is not a terminal. */
+export function answerMarkdown(ctx: CliContext, raw: boolean | undefined): MarkdownToTerminal | undefined {
+  return ctx.stdout.isTTY && !raw ? terminalMarkdown(ctx.stdout.columns) : undefined;
 }
 
 /** Status lines go to stderr, so stdout carries only the answer (or JSONL). */

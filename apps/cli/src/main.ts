@@ -1,5 +1,9 @@
 #!/usr/bin/env node
+import { leaveQuietlyWhenReaderGoes } from './closed-output';
 import { runCli } from './program';
+
+leaveQuietlyWhenReaderGoes(process.stdout, (code) => process.exit(code));
+leaveQuietlyWhenReaderGoes(process.stderr, (code) => process.exit(code));
 
 const exitCode = runCli(process.argv, {
   env: process.env,

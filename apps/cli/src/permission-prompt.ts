@@ -5,8 +5,12 @@ import type { PermissionRequest } from './turn';
 import type { TerminalStream } from './context';
 import { UnattendedPermissionError } from './errors';
 
-/** Reads one line of the user's answer; undefined when input has ended; rejects when `signal` aborts. */
-export type ReadAnswer = (signal: AbortSignal) => Promise<string | undefined>;
+/**
+ * Shows `prompt` and reads one line of the user's answer; undefined when input has ended; rejects
+ * when `signal` aborts. The reader shows the prompt itself: a terminal readline redraws its line
+ * when it asks, and would wipe a prompt written before.
+ */
+export type ReadAnswer = (prompt: string, signal: AbortSignal) => Promise<string | undefined>;
 
 const ANSWERS: Readonly<Record<string, PermissionAnswer['decision']>> = {
   y: 'allow_once',
@@ -33,8 +37,8 @@ export function terminalPermissionPrompt(out: TerminalStream, c: Colors, readAns
     // Why it asks, and what a script-running command would really run (the package.json script).
     for (const reason of event.reasons) out.write(`    ${c.dim(`(${reason})`)}\n`);
     for (;;) {
-      out.write(`  ${c.bold('y')} once${always} · ${c.bold('n')} no [y/${always ? 'a/' : ''}n] `);
-      const line = await readAnswer(signal).catch((error: unknown) => {
+      const prompt = `  ${c.bold('y')} once${always} · ${c.bold('n')} no [y/${always ? 'a/' : ''}n] `;
+      const line = await readAnswer(prompt, signal).catch((error: unknown) => {
         if (signal.aborted) out.write('\n'); // the turn is going: end the unanswered prompt's line
         throw error;
       });

@@ -1,5 +1,6 @@
 import { assertUnreachable, type StoredSessionEvent } from '@weft/contracts';
 import { createColors } from 'picocolors';
+import { MarkdownStream, type MarkdownToTerminal } from './markdown';
 
 export type Colors = ReturnType<typeof createColors>;
 
@@ -18,7 +19,8 @@ export function colorsFor(stream: { isTTY?: boolean }, env: { NO_COLOR?: string 
 }
 
 /**
- * Turns session events into terminal output: streamed text as it arrives, each tool call on its
+ * Turns session events into terminal output: streamed text as it arrives (rendered from Markdown
+ * a block at a time when given a renderer, else as the model wrote it), each tool call on its
  * own line with compact arguments, the first lines of its result, and a closing summary.
  */
 export class TurnRenderer {
@@ -27,11 +29,15 @@ export class TurnRenderer {
   /** The call whose live output is being shown, and whether its last chunk ended mid-line. */
   private liveCall?: string;
   private liveMidLine = false;
+  private markdownStream?: MarkdownStream;
 
   constructor(
     private readonly out: Output,
     private readonly c: Colors,
-  ) {}
+    private readonly markdown?: MarkdownToTerminal,
+  ) {
+    if (markdown) this.markdownStream = new MarkdownStream(markdown);
+  }
 
   render(event: StoredSessionEvent): void {
     switch (event.type) {
@@ -43,6 +49,7 @@ export class TurnRenderer {
         return this.text(event.text);
       case 'message.resync':
         // Printed text cannot be taken back: say so and print the whole text once more.
+        if (this.markdown) this.markdownStream = new MarkdownStream(this.markdown); // its held part comes again
         this.endLine();
         this.line(this.c.yellow('↻ part of the streamed text was lost on the way; the whole text:'));
         this.streamedText = true;
@@ -80,7 +87,7 @@ export class TurnRenderer {
         return this.line(this.c.yellow(`? permission needed for ${event.subject} (request ${event.requestId}): ${event.reasons.join('; ')}`));
       case 'permission.decided':
         if (event.decidedBy === 'policy' && event.decision === 'allow') return;
-        return this.line(this.c.dim(`  permission ${event.decision} (${event.decidedBy})${event.reason ? `: ${event.reason}` : ''}`));
+        return this.line(this.c.dim(`  ${describeDecision(event)}`));
       case 'turn.interrupted':
         this.endLine();
         return this.line(this.c.yellow(`! interrupted: ${event.message}`));
@@ -160,8 +167,10 @@ export class TurnRenderer {
     this.atLineStart = true;
   }
 
-  /** Ends a half-written line, e.g. before a prompt after Ctrl-C. */
+  /** Ends a half-written line, e.g. before a prompt after Ctrl-C; Markdown held back is rendered first. */
   endLine(): void {
+    const held = this.markdownStream?.flush();
+    if (held) this.write(held);
     if (!this.atLineStart) this.line('');
   }
 
@@ -176,6 +185,10 @@ export class TurnRenderer {
   }
 
   private text(text: string): void {
+    this.write(this.markdownStream ? this.markdownStream.push(text) : text);
+  }
+
+  private write(text: string): void {
     if (!text) return;
     this.out.write(text);
     this.atLineStart = text.endsWith('\n');
@@ -184,6 +197,32 @@ export class TurnRenderer {
   private line(text: string): void {
     this.out.write(`${text}\n`);
     this.atLineStart = true;
+  }
+}
+
+type PermissionDecided = Extract<StoredSessionEvent, { type: 'permission.decided' }>;
+
+/** Where `allow_always` keeps its rules, as the person who answered reads it. */
+const RULE_HOMES: Readonly<Record<string, string>> = { session: 'this session', workspace: 'this workspace', user: 'all your sessions' };
+
+/** Who decided and, for `a`, where the rules went: `allowed by you · Write(a.txt) now allowed in this session`. */
+export function describeDecision(event: PermissionDecided): string {
+  const verb = event.decision === 'allow' ? 'allowed' : 'denied';
+  const reason = event.reason ? `: ${event.reason}` : '';
+  switch (event.decidedBy) {
+    case 'user': {
+      const rules = event.storedRules ?? [];
+      const home = RULE_HOMES[event.scope ?? ''] ?? `the ${event.scope ?? 'session'} rules`;
+      return `${verb} by you${rules.length > 0 ? ` · ${rules.join(', ')} now allowed in ${home}` : ''}${reason}`;
+    }
+    case 'policy':
+      return `${verb} by ${event.rule ? `the rule ${event.rule}${event.scope ? ` (${event.scope} rules)` : ''}` : 'the policy'}${reason}`;
+    case 'timeout':
+      return `${verb}: nobody answered in time${reason}`;
+    case 'cancel':
+      return `${verb}: the turn was cancelled${reason}`;
+    default:
+      return assertUnreachable(event.decidedBy);
   }
 }
 

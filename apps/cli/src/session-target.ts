@@ -14,6 +14,8 @@ export interface SessionTargetOptions {
   readonly session?: string;
   /** Upload `dir` as a new workspace even if it was uploaded before. */
   readonly newWorkspace?: boolean;
+  /** Print answers as written, without rendering their Markdown. */
+  readonly raw?: boolean;
 }
 
 /**

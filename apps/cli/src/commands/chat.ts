@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline/promises';
 import { Command } from 'commander';
 import { reportChanges } from '../changes-hint';
-import { connect, errColors, outColors, status, type CliContext } from '../context';
+import { answerMarkdown, connect, errColors, outColors, status, type CliContext } from '../context';
 import { ApiError, describeError, formatError } from '../errors';
 import { LineReader } from '../line-reader';
 import { terminalPermissionPrompt } from '../permission-prompt';
@@ -40,10 +40,13 @@ export function chatCommand(ctx: CliContext): Command {
     const stopListening = ctx.onInterrupt(interrupt);
     // The reader buffers lines, so piped input typed ahead of a turn is not lost.
     const lines = new LineReader(rl[Symbol.asyncIterator]());
-    const renderer = new TurnRenderer(ctx.stdout, c);
+    const renderer = new TurnRenderer(ctx.stdout, c, answerMarkdown(ctx, options.raw));
     const commands = new SlashCommands(client, state, ctx.stdout, ctx.stderr, c);
     // Answers come from the same line reader as messages, so typed-ahead input stays in order.
-    const askPermission = terminalPermissionPrompt(ctx.stdout, c, (signal) => lines.next(signal));
+    const askPermission = terminalPermissionPrompt(ctx.stdout, c, (question, signal) => {
+      ctx.stdout.write(question);
+      return lines.next(signal);
+    });
     try {
       for (;;) {
         prompt();

@@ -2,7 +2,7 @@ import { createInterface } from 'node:readline/promises';
 import { Command } from 'commander';
 import type { ApiClient } from '../api-client';
 import { reportChanges } from '../changes-hint';
-import { connect, errColors, outColors, status, type CliContext } from '../context';
+import { answerMarkdown, connect, errColors, outColors, status, type CliContext } from '../context';
 import { describeError } from '../errors';
 import { allowEverythingOnce, refuseUnattended, terminalPermissionPrompt } from '../permission-prompt';
 import { TurnRenderer } from '../render';
@@ -76,7 +76,7 @@ function runHelp(): string {
  * when the turn fails, 130 when Ctrl-C cancelled it or left it.
  */
 export async function followOneTurn(ctx: CliContext, client: ApiClient, sessionId: string, start: TurnStart, options: OneTurnOptions): Promise<void> {
-  const renderer = new TurnRenderer(ctx.stdout, outColors(ctx));
+  const renderer = new TurnRenderer(ctx.stdout, outColors(ctx), answerMarkdown(ctx, options.raw));
   const interrupts = new TurnInterrupts();
   const interrupt = (): void => {
     if (interrupts.press() === 'cancel') status(ctx, 'cancelling the turn… (Ctrl-C again to leave without waiting)');
@@ -88,7 +88,7 @@ export async function followOneTurn(ctx: CliContext, client: ApiClient, sessionI
   const askPermission: TurnDeps['askPermission'] = options.yes
     ? allowEverythingOnce
     : rl
-      ? terminalPermissionPrompt(ctx.stdout, outColors(ctx), (signal) => rl.question('', { signal }))
+      ? terminalPermissionPrompt(ctx.stdout, outColors(ctx), (prompt, signal) => rl.question(prompt, { signal }))
       : refuseUnattended(options.json ? '--json does not ask' : 'input is not a terminal');
   const control = interrupts.beginTurn();
   try {

@@ -51,6 +51,11 @@ async function build(project: string, ignore: string[] = [], out = 'dist'): Prom
   await run(process.execPath, args, { cwd: join(ROOT, project) });
 }
 
+/** The command line that runs the built `weft` (for a terminal the test drives, such as tmux). */
+export function weftCommandLine(args: string[]): string[] {
+  return [process.execPath, MAIN, ...args];
+}
+
 export interface WeftOptions {
   /** Its working folder (default: the test's). */
   readonly cwd?: string;

@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { MarkdownStream } from './markdown';
+
+/** Marks each rendered piece, so a test sees where the stream cut the text. */
+const stream = () => new MarkdownStream((markdown) => `[${markdown}]`);
+
+describe('MarkdownStream', () => {
+  it('renders a block once a blank line ends it, and holds the rest', () => {
+    const md = stream();
+    expect(md.push('Hello')).toBe('');
+    expect(md.push(' world\n\nNext')).toBe('[Hello world\n\n]');
+    expect(md.flush()).toBe('[Next]');
+    expect(md.flush()).toBe('');
+  });
+
+  it('holds a table until it ends, so it is drawn whole', () => {
+    const md = stream();
+    expect(md.push('| a | b |\n| --- | --- |\n')).toBe('');
+    expect(md.push('| 1 | 2 |\n\n')).toBe('[| a | b |\n| --- | --- |\n| 1 | 2 |\n\n]');
+  });
+
+  it('does not cut a code fence at a blank line inside it', () => {
+    const md = stream();
+    expect(md.push('```py\nx = 1\n\ny = 2\n')).toBe('');
+    expect(md.push('```\n\nafter')).toBe('[```py\nx = 1\n\ny = 2\n```\n\n]');
+    expect(md.flush()).toBe('[after]');
+  });
+});

@@ -1,0 +1,116 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { type GatewayUnderTest, startGatewayUnderTest } from '../../gateway/src/test/gateway-under-test';
+import { ScriptedWorkersModule, script } from '../../gateway/src/test/scripted-workers';
+import { sessionApi } from '../../gateway/src/test/session-api';
+import { buildCli, weftCommandLine } from './testing/built-cli';
+import { type TmuxPane, startInTmux } from './testing/tmux';
+
+/**
+ * The built `weft` in a real terminal (a tmux pane) against the real gateway (in-process, on real
+ * Redis and NATS) with scripted workers: what a person at the terminal sees and types.
+ */
+let gateway: GatewayUnderTest;
+let client: ReturnType<typeof sessionApi>;
+let home: string;
+let testId = 0;
+const panes: TmuxPane[] = [];
+
+function env(f: { key: string }): Record<string, string> {
+  return { XDG_CONFIG_HOME: join(home, 'config'), HOME: home, WEFT_URL: gateway.base, WEFT_KEY: f.key };
+}
+
+/** Waits until the pane shows `text`; the screen it last saw is in the failure. */
+async function untilShown(pane: TmuxPane, text: string | RegExp): Promise<string> {
+  return vi.waitFor(
+    async () => {
+      const screen = await pane.screen();
+      if (typeof text === 'string' ? !screen.includes(text) : !text.test(screen)) throw new Error(`the pane does not show ${String(text)}; it shows:\n${screen}`);
+      return screen;
+    },
+    { timeout: 30_000, interval: 100 },
+  );
+}
+
+beforeAll(async () => {
+  [gateway] = await Promise.all([startGatewayUnderTest(ScriptedWorkersModule), buildCli()]);
+  client = sessionApi(gateway.base);
+});
+
+afterAll(async () => {
+  await Promise.all(panes.map((pane) => pane.close()));
+  await gateway?.stop();
+});
+
+beforeEach(async (context) => {
+  testId++;
+  home = await mkdtemp(join(tmpdir(), 'weft-cli-terminal-'));
+  context.onTestFinished(() => rm(home, { recursive: true, force: true }));
+});
+
+async function inTmux(args: string[], f: { key: string }): Promise<TmuxPane> {
+  const pane = await startInTmux(weftCommandLine(args), env(f), home);
+  panes.push(pane);
+  return pane;
+}
+
+describe('weft run at a terminal', () => {
+  it('shows the permission choices before it reads the answer, and says where an "always" rule went', async () => {
+    const f = await client.fixture(`prompt-${testId}`);
+    script(f.sessionId, [
+      { calls: [{ name: 'write_file', arguments: { path: 'a.txt', content: 'one\n' } }] },
+      { calls: [{ name: 'write_file', arguments: { path: 'b.txt', content: 'two\n' } }] },
+      { text: 'Both written.' },
+    ]);
+    const pane = await inTmux(['run', 'write two files', '--session', f.sessionId], f);
+
+    const first = await untilShown(pane, /\[y\/a\/n\] *$/m);
+    expect(first).toContain('? allow write_file: write a.txt');
+    expect(first).toMatch(/y once · a always \(.+\) · n no \[y\/a\/n\]/);
+    await pane.typeLine('y');
+    await untilShown(pane, 'allowed by you');
+
+    const second = await untilShown(pane, /allow write_file: write b\.txt[\s\S]*\[y\/a\/n\]/);
+    expect(second).toContain('? allow write_file: write b.txt');
+    await pane.typeLine('a');
+    const end = await untilShown(pane, '[exit 0]');
+    expect(end).toMatch(/allowed by you · \S+ now allowed in this session/);
+    expect(end).not.toContain('(user)');
+    expect(end).toContain('Both written.');
+  });
+
+  it("renders the answer's Markdown (tables drawn, code without fences) at a terminal, and leaves it as written with --raw", async () => {
+    const answer = ['Here is the summary:', '', '| file | lines |', '| --- | ---: |', '| a.ts | 12 |', '| b.ts | 3 |', '', '```ts', 'const x = 1;', '```', '', 'That is **all**.'].join('\n');
+    const f = await client.fixture(`markdown-${testId}`);
+    script(f.sessionId, [{ chunks: [answer.slice(0, 30), answer.slice(30, 61), answer.slice(61)] }, { text: answer }]);
+
+    const rendered = await untilShown(await inTmux(['run', 'summarise', '--session', f.sessionId], f), '[exit 0]');
+    expect(rendered).toMatch(/│ a\.ts\s+│\s+12\s+│/);
+    expect(rendered).toContain('const x = 1;');
+    expect(rendered).toContain('That is all.');
+    expect(rendered).not.toContain('| --- |');
+    expect(rendered).not.toContain('```');
+
+    const raw = await untilShown(await inTmux(['run', 'again', '--session', f.sessionId, '--raw'], f), '[exit 0]');
+    expect(raw).toContain('| a.ts | 12 |');
+    expect(raw).toContain('```ts');
+  });
+});
+
+describe('weft when its reader goes away', () => {
+  it('leaves quietly, without a stack trace, when stdout is closed before it writes (weft … | head)', async () => {
+    const f = await client.fixture(`epipe-${testId}`);
+    const [command, ...args] = weftCommandLine(['sessions']);
+    const child = spawn(command as string, args, { env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env(f) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.destroy(); // the reader is gone before the first line comes
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(stderr).not.toContain('EPIPE');
+    expect(stderr).not.toMatch(/\n\s+at /);
+    expect(code).toBe(0);
+  });
+});
