@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestMicroservice } from '@nestjs/common';
@@ -55,12 +55,21 @@ describe('backup and restore into a fresh stack', () => {
   let facts: FixtureFacts;
   let dir: string;
   let backupFile: string;
+  /** A Weft checkout's configuration, as `npm run setup` leaves it beside docker-compose.yml. */
+  let checkout: string;
+  const hostConfig: Record<string, string> = {
+    '.env': 'WEFT_ADMIN_TOKEN=restored-admin-token\nWEFT_NATS_PASSWORD=restored-nats\n',
+    'config/models.json': '{ "models": [] }\n',
+    'config/scripts/demo.json': '{ "turns": [] }\n',
+  };
   const sourcePrefix = `backup-src-${randomBytes(4).toString('hex')}:`;
   const admin = (stack: Stack, ...args: string[]) => weft(['admin', ...args], { HOME: dir, XDG_CONFIG_HOME: dir, WEFT_URL: stack.gateway.base, WEFT_ADMIN_TOKEN: TEST_ADMIN_TOKEN });
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'weft-backup-test-'));
     backupFile = join(dir, 'weft.tar.gz');
+    checkout = join(dir, 'checkout');
+    await writeFiles(checkout, { 'docker-compose.yml': 'services: {}\n', ...hostConfig });
     sourceRedis = await startRedis();
     const loader = new Redis(sourceRedis.url);
     const sourceWorkspaces = await mkdtemp(join(tmpdir(), 'weft-backup-src-'));
@@ -82,10 +91,14 @@ describe('backup and restore into a fresh stack', () => {
   });
 
   it('backs up with the CLI and restores every key into the fresh store', async () => {
-    const backedUp = await admin(source, 'backup', backupFile);
+    const backedUp = await admin(source, 'backup', '--config-dir', checkout, backupFile);
     expect(backedUp.code, backedUp.stderr).toBe(0);
+    expect(backedUp.stderr).toContain('host configuration included');
+    // It holds the host's secrets: readable by its owner only.
+    expect((await stat(backupFile)).mode & 0o777).toBe(0o600);
     const restored = await admin(target, 'restore', backupFile);
     expect(restored.code, restored.stderr).toBe(0);
+    expect(restored.stderr).toContain('weft admin restore-config');
     expect(JSON.parse(restored.stdout)).toMatchObject({ workspaces: 1, failedWorkspaces: [], migratedFrom: 1, storageVersion: STORAGE_VERSION });
 
     const before = await exportRedis(source.redis, source.gateway.redisKeyPrefix);
@@ -107,6 +120,30 @@ describe('backup and restore into a fresh stack', () => {
     expect(usage.json.rows).toEqual([expect.objectContaining({ model: 'tiny', generations: 2 })]);
     const readme = await api('GET', `/v1/workspaces/${facts.workspaceId}/files/README.md`, facts.key);
     expect(readme.text).toContain('Stored by Weft');
+  });
+
+  it('carries the host configuration: restore-config writes it into a new checkout, and replaces differing files only with --force', async () => {
+    const entries: string[] = [];
+    await tar.t({ file: backupFile, onReadEntry: (entry) => entries.push(entry.path) });
+    expect(entries).toEqual(expect.arrayContaining(Object.keys(hostConfig).map((path) => `host-config/${path}`)));
+
+    const newHost = join(dir, 'new-host');
+    await mkdir(newHost);
+    const restored = await weft(['admin', 'restore-config', backupFile, '--dir', newHost], { HOME: dir });
+    expect(restored.code, restored.stderr).toBe(0);
+    for (const [path, content] of Object.entries(hostConfig)) expect(await readFile(join(newHost, path), 'utf8')).toBe(content);
+
+    await writeFile(join(newHost, '.env'), 'WEFT_ADMIN_TOKEN=set-up-here\n');
+    const refused = await weft(['admin', 'restore-config', backupFile, '--dir', newHost], { HOME: dir });
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('.env');
+    expect(refused.stderr).toContain('--force');
+    expect(await readFile(join(newHost, '.env'), 'utf8')).toBe('WEFT_ADMIN_TOKEN=set-up-here\n');
+
+    const forced = await weft(['admin', 'restore-config', backupFile, '--dir', newHost, '--force'], { HOME: dir });
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(await readFile(join(newHost, '.env'), 'utf8')).toBe(hostConfig['.env']);
+    expect(await readFile(join(newHost, '.env.before-restore'), 'utf8')).toBe('WEFT_ADMIN_TOKEN=set-up-here\n');
   });
 
   it('refuses to restore over a store that has users unless forced', async () => {
@@ -131,3 +168,10 @@ describe('backup and restore into a fresh stack', () => {
     expect((await sessionApi(target.gateway.base).api('GET', '/v1/me', facts.key)).status).toBe(200);
   });
 });
+
+async function writeFiles(root: string, files: Record<string, string>): Promise<void> {
+  for (const [path, content] of Object.entries(files)) {
+    await mkdir(join(root, path, '..'), { recursive: true });
+    await writeFile(join(root, path), content);
+  }
+}
