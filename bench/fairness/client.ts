@@ -1,17 +1,26 @@
 import type { StoredSessionEvent } from '@weft/contracts';
-import { readEvents } from '../../apps/gateway/src/test/sse-client';
+import { readStream } from '../../e2e/support/turns';
 
 export interface TurnReport {
   ttftMs: number;
   completionTokens: number;
   outcome: StoredSessionEvent['type'];
+  /** When the message was accepted and when the turn's last event came (epoch ms). */
+  postedAt: number;
+  endedAt: number;
   /** The streamed deltas did not add up to the message, or the replayed log differs from the stream. */
   lostEvents: number;
   /** Why a turn did not complete: its `turn.failed` code and message. */
   failure?: string;
 }
 
-const ended = (e: StoredSessionEvent) => e.type === 'turn.completed' || e.type === 'turn.failed' || e.type === 'turn.cancelled';
+/** What the client met on the way that a careful client rides out: 503s retried, streams reconnected. */
+export const clientRetries = { refused: 0, reconnects: 0 };
+
+const TERMINAL = new Set(['turn.completed', 'turn.failed', 'turn.cancelled']);
+const ended = (e: StoredSessionEvent) => TERMINAL.has(e.type);
+/** A turn that has not ended after this long is reported as lost, not waited on forever. */
+const TURN_LIMIT_MS = 10 * 60_000;
 
 /** One user's view of the public API: a key, a workspace, sessions and their turns over SSE. */
 export class BenchUser {
@@ -38,31 +47,94 @@ export class BenchUser {
   }
 
   /**
-   * Posts a message and follows the stream to the turn's end: TTFT is the first delta. Then the
-   * turn is read again from the stored log: what was streamed live must be what was stored.
+   * Posts a message and follows the stream to the turn's end as a careful client does: a 503 is
+   * retried after its Retry-After (once the session shows the message did not land), a broken
+   * stream is reopened from the last id seen. TTFT is the first delta. Then the turn is read
+   * again from the stored log: what was streamed live must be what was stored.
    */
   async turn(sessionId: string, content: string): Promise<TurnReport> {
-    const after = String((await this.api('GET', `/v1/sessions/${sessionId}`)).lastEventId);
+    const after = await this.lastEventId(sessionId);
     const started = performance.now();
+    await this.post(sessionId, after, content);
+    const postedAt = Date.now();
     let ttftMs = Number.NaN;
-    await this.api('POST', `/v1/sessions/${sessionId}/messages`, { content });
-    const live = await readEvents(`${this.base}/v1/sessions/${sessionId}/events?after=${after}`, { authorization: `Bearer ${this.key}` }, (e) => {
+    const live = await this.follow(sessionId, after, (e) => {
       if (e.type === 'message.delta' && Number.isNaN(ttftMs)) ttftMs = performance.now() - started;
-      return ended(e);
     });
-    const stored = await readEvents(`${this.base}/v1/sessions/${sessionId}/events?after=${after}`, { authorization: `Bearer ${this.key}` }, ended);
+    const endedAt = Date.now();
+    const stored = live.length > 0 ? await this.follow(sessionId, after) : [];
     const last = live.at(-1);
-    const streamed = live.filter((e) => e.type === 'message.delta').map((e) => e.text).join('');
+    const streamed = live.filter((e) => e.type === 'message.delta' || e.type === 'message.resync');
+    const text = streamed.reduce((acc, e) => (e.type === 'message.resync' ? e.text : e.type === 'message.delta' ? acc + e.text : acc), '');
     const message = live.find((e) => e.type === 'message.completed');
-    let lostEvents = Math.abs(stored.length - live.length);
-    if (message && message.content !== streamed) lostEvents++;
+    const sameIds = stored.length === live.length && stored.every((e, i) => e.id === live[i]!.id);
+    let lostEvents = sameIds ? 0 : Math.max(1, Math.abs(stored.length - live.length));
+    if (message && message.content !== text) lostEvents++;
+    const outcome = last && ended(last) ? last.type : 'turn.failed';
     return {
       ttftMs,
       completionTokens: last?.type === 'turn.completed' ? last.usage.completionTokens : 0,
-      outcome: last?.type ?? 'turn.failed',
+      outcome,
+      postedAt,
+      endedAt,
       lostEvents,
       ...(last?.type === 'turn.failed' ? { failure: `${last.code}: ${last.message.slice(0, 100)}` } : {}),
+      ...(!last || !ended(last) ? { failure: `no end within ${TURN_LIMIT_MS / 1000} s` } : {}),
     };
+  }
+
+  private async lastEventId(sessionId: string): Promise<string> {
+    return String((await this.api('GET', `/v1/sessions/${sessionId}`)).lastEventId ?? '0-0');
+  }
+
+  /** A 503 or a dropped connection may or may not have stored the message: the session's log says which. */
+  private async post(sessionId: string, after: string, content: string): Promise<void> {
+    for (;;) {
+      try {
+        await request(this.base, this.key, 'POST', `/v1/sessions/${sessionId}/messages`, { content }, false);
+        return;
+      } catch (error) {
+        if (!(error instanceof Retryable)) throw error;
+        clientRetries.refused++;
+        await sleep(error.retryAfterMs);
+        if ((await this.lastEventId(sessionId)) !== after) return;
+      }
+    }
+  }
+
+  /** The session's events after `after` up to the first turn end, reconnecting with the last id seen. */
+  private async follow(sessionId: string, after: string, onEvent?: (e: StoredSessionEvent) => void): Promise<StoredSessionEvent[]> {
+    const events: StoredSessionEvent[] = [];
+    const controller = new AbortController();
+    const deadline = setTimeout(() => controller.abort(), TURN_LIMIT_MS);
+    let last = after;
+    try {
+      while (!controller.signal.aborted) {
+        try {
+          await readStream(
+            this.key,
+            sessionId,
+            last,
+            (e) => {
+              events.push(e);
+              last = e.id;
+              onEvent?.(e);
+              if (ended(e)) controller.abort();
+            },
+            controller.signal,
+            this.base,
+          );
+        } catch {
+          // broken stream or refused reconnect: try again below
+        }
+        if (controller.signal.aborted) break;
+        clientRetries.reconnects++;
+        await sleep(500);
+      }
+    } finally {
+      clearTimeout(deadline);
+    }
+    return events;
   }
 
   private api(method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
@@ -70,11 +142,42 @@ export class BenchUser {
   }
 }
 
-async function request(base: string, token: string, method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
+/** A 503 (Redis down) or a refused connection (the gateway restarting): worth asking again. */
+class Retryable extends Error {
+  constructor(
+    message: string,
+    readonly retryAfterMs: number,
+  ) {
+    super(message);
+  }
+}
+
+/** A request; with `retry` (the default), 503s and refused connections are retried after Retry-After. */
+async function request(base: string, token: string, method: string, path: string, body?: unknown, retry = true): Promise<Record<string, unknown>> {
+  for (;;) {
+    try {
+      return await requestOnce(base, token, method, path, body);
+    } catch (error) {
+      if (!retry || !(error instanceof Retryable)) throw error;
+      clientRetries.refused++;
+      await sleep(error.retryAfterMs);
+    }
+  }
+}
+
+async function requestOnce(base: string, token: string, method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
   const headers: Record<string, string> = { authorization: `Bearer ${token}` };
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  let response: Response;
+  try {
+    response = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch (error) {
+    throw new Retryable(`${method} ${path}: ${String(error)}`, 1000);
+  }
   const text = await response.text();
+  if (response.status === 503) throw new Retryable(`${method} ${path}: 503 ${text}`, Number(response.headers.get('retry-after') ?? 1) * 1000);
   if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
   return text ? (JSON.parse(text) as Record<string, unknown>) : {};
 }
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -8,10 +8,18 @@
  * gateway's memory in the first and last minute of the load. The soak: BENCH_A_SESSIONS=50
  * BENCH_SECONDS=600. Not a test: figures only. Model: BENCH_MODEL (`tiny`, the generated GGUF; replies capped at
  * BENCH_REPLY_TOKENS, 32).
+ *
+ * A busy box: BENCH_BUSY_CORES=2 runs another process that keeps two cores spinning for the whole
+ * run. Faults: BENCH_FAULTS=inference@200,redis@400 SIGKILLs the inference worker's process (its
+ * restart policy brings it back, as after a crash) and `docker restart`s Redis, at those seconds
+ * into the load; the report then says how each turn in flight ended and how long after the fault.
+ * The clients ride faults out as careful ones do: 503s retried after Retry-After, broken streams
+ * reopened from the last id, a second's pause after a failed turn.
  */
 import { gatewayUrl, stackEnv, startStack, stopStack } from '../../e2e/support/stack';
-import { BenchUser, type TurnReport } from './client';
+import { BenchUser, clientRetries, type TurnReport } from './client';
 import { GatewayMemory } from './gateway-memory';
+import { busyCores, faultSchedule, faultReport, type Fault } from './faults';
 import { percentile, table } from '../inference/stats';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
@@ -19,6 +27,7 @@ const A_SESSIONS = Number(process.env.BENCH_A_SESSIONS ?? 16);
 const B_ALONE_TURNS = Number(process.env.BENCH_B_TURNS ?? 8);
 const MODEL = process.env.BENCH_MODEL ?? 'tiny';
 const REPLY_TOKENS = process.env.BENCH_REPLY_TOKENS ?? '32';
+const BUSY_CORES = Number(process.env.BENCH_BUSY_CORES ?? 0);
 const PROMPT = 'Summarise what this repository does in one sentence.';
 
 async function main(): Promise<void> {
@@ -40,7 +49,10 @@ async function main(): Promise<void> {
     const loop = async (user: BenchUser, into: TurnReport[]) => {
       while (Date.now() < deadline) {
         try {
-          into.push(await user.turn(await user.newSession(MODEL), PROMPT));
+          const report = await user.turn(await user.newSession(MODEL), PROMPT);
+          into.push(report);
+          // A failed turn (a worker restarting) is not retried at once, as no person would.
+          if (report.outcome !== 'turn.completed') await new Promise((r) => setTimeout(r, 1000));
         } catch (error) {
           errors++;
           console.error(String(error));
@@ -49,10 +61,15 @@ async function main(): Promise<void> {
     };
     const memory = new GatewayMemory(stack.base, stack.adminToken);
     memory.start();
+    const spinner = busyCores(BUSY_CORES);
+    const faults: Fault[] = faultSchedule(process.env.BENCH_FAULTS ?? '');
+    const loadStarted = Date.now();
+    const faultsDone = Promise.all(faults.map((fault) => fault.run(loadStarted)));
     const aLoops = Array.from({ length: A_SESSIONS }, () => loop(a, loaded.a));
     // B starts once A's turns fill the worker's queue.
     await new Promise((r) => setTimeout(r, 3000));
-    await Promise.all([...aLoops, loop(b, loaded.b)]);
+    await Promise.all([...aLoops, loop(b, loaded.b), faultsDone]);
+    spinner.stop();
     memory.stop();
 
     const failed = [...alone, ...loaded.a, ...loaded.b].filter((t) => t.outcome !== 'turn.completed').length;
@@ -73,6 +90,10 @@ async function main(): Promise<void> {
     );
     console.log(`\nUnder load: generated tokens A ${tokens(loaded.a)} (${share(tokens(loaded.a), total)}, ${loaded.a.length} turns), B ${tokens(loaded.b)} (${share(tokens(loaded.b), total)}, ${loaded.b.length} turns)`);
     console.log(`errors ${errors}, turns not completed ${failed}, lost events ${lost}`);
+    console.log(`client retries: ${clientRetries.refused} requests answered 503 or refused and asked again, ${clientRetries.reconnects} streams reopened`);
+    const all = [...alone, ...loaded.a, ...loaded.b];
+    console.log(`longest turn ${(Math.max(...all.map((t) => t.endedAt - t.postedAt)) / 1000).toFixed(1)} s; ${BUSY_CORES} cores kept busy by another process`);
+    for (const line of faultReport(faults, [...loaded.a, ...loaded.b])) console.log(line);
     console.log(memory.summary());
     const reasons = new Map<string, number>();
     for (const t of [...alone, ...loaded.a, ...loaded.b]) if (t.failure) reasons.set(t.failure, (reasons.get(t.failure) ?? 0) + 1);

@@ -101,8 +101,15 @@ export async function startTurn(key: string, sessionId: string, content: string,
 }
 
 /** One SSE connection: the events after `after`, until the server or `signal` ends it. */
-async function readStream(key: string, sessionId: string, after: string, onEvent: (event: StoredSessionEvent) => void, signal: AbortSignal): Promise<void> {
-  const res = await fetch(`${gatewayUrl}/v1/sessions/${sessionId}/events?after=${encodeURIComponent(after)}`, {
+export async function readStream(
+  key: string,
+  sessionId: string,
+  after: string,
+  onEvent: (event: StoredSessionEvent) => void,
+  signal: AbortSignal,
+  base = gatewayUrl,
+): Promise<void> {
+  const res = await fetch(`${base}/v1/sessions/${sessionId}/events?after=${encodeURIComponent(after)}`, {
     headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' },
     signal,
   });
