@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
-import { AppError, ErrorCode, Routes, type SandboxNetwork } from '@weft/contracts';
+import { AppError, ErrorCode, Routes, assertUnreachable, type SandboxNetwork } from '@weft/contracts';
 import type { Logger } from '@weft/logging';
 import { RpcClient } from '@weft/messaging';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
@@ -16,6 +16,7 @@ import {
   parseMcpServers,
 } from './mcp-config';
 import { McpConnections } from './mcp-connections';
+import { McpProbes, withinOrElse } from './mcp-probes';
 import { McpSandboxMeter } from './mcp-sandbox-meter';
 import { UserMcpRepository } from './user-mcp.repository';
 import { addServerTools, describe, toAgentTools } from './mcp-tools';
@@ -27,8 +28,11 @@ export const WORKSPACE_MCP_PATH = '.weft/mcp.json';
 const RPC_MARGIN_MS = 5_000;
 /** A server that just failed is not asked again for this long: every turn would wait for its timeout. */
 const FAILURE_MEMORY_MS = 30_000;
+/** How long a listing waits for servers being connected or started before it answers with what it knows. */
+const STATUS_WAIT_MS = 1_000;
 
-export type McpServerState = 'ready' | 'failed' | 'refused' | 'invalid';
+/** `starting`: being connected (remote) or started in the session's container (stdio) right now. */
+export type McpServerState = 'starting' | 'ready' | 'failed' | 'refused' | 'invalid';
 
 export interface McpServerStatus {
   name: string;
@@ -38,6 +42,13 @@ export interface McpServerStatus {
   state: McpServerState;
   problem?: string;
   tools: Array<{ name: string; tool: string; description?: string }>;
+}
+
+/** A probe's outcome: the status, the tools to offer when it answered, and whether it failed (remembered a while). */
+interface Probed {
+  status: McpServerStatus;
+  listed?: Tool[];
+  failed: boolean;
 }
 
 type McpSettings = Pick<
@@ -65,7 +76,7 @@ export interface McpSession {
 export class McpService implements OnModuleDestroy {
   private readonly serverScope: DeclaredServer[];
   private readonly connections: McpConnections;
-  private readonly failures = new Map<string, { problem: string; at: number }>();
+  private readonly probes = new McpProbes<Probed>(FAILURE_MEMORY_MS);
 
   constructor(
     @Inject(GATEWAY_CONFIG) private readonly config: McpSettings,
@@ -90,10 +101,19 @@ export class McpService implements OnModuleDestroy {
     await this.connections.close();
   }
 
-  /** Every server the workspace's sessions would get, with its state and tools (connecting where needed). */
+  /**
+   * Every server the workspace's sessions would get, with what is known of it now: a server still
+   * connecting or starting after STATUS_WAIT_MS is `starting` (its start goes on; ask again), so a
+   * listing never waits for a start's timeout.
+   */
   async status(session: McpSession): Promise<McpServerStatus[]> {
     const servers = await this.declared(session);
-    return Promise.all(servers.map(async (server) => (await this.probe(session, server)).status));
+    return Promise.all(
+      servers.map(async (server) => {
+        const starting: Probed = { status: { ...describeServer(server), state: 'starting', tools: [] }, failed: false };
+        return (await withinOrElse(this.probe(session, server), STATUS_WAIT_MS, starting)).status;
+      }),
+    );
   }
 
   /** The tools of the servers that answer, and a line for each one that does not (for the model and the log). */
@@ -117,32 +137,29 @@ export class McpService implements OnModuleDestroy {
     return { tools, problems };
   }
 
-  /** A server's state, and its tools when it answers. */
-  private async probe(session: McpSession, server: DeclaredServer): Promise<{ status: McpServerStatus; listed?: Tool[] }> {
-    const base = { name: server.name, scope: server.scope, tools: [] };
-    if (server.kind === 'invalid') return { status: { ...base, transport: 'unknown', state: 'invalid', problem: server.problem } };
-    const where = server.kind === 'remote' ? { transport: 'remote' as const, url: server.config.url } : { transport: 'stdio' as const };
+  /** A server's state, and its tools when it answers; one probe at a time per session and server. */
+  private probe(session: McpSession, server: DeclaredServer): Promise<Probed> {
+    const base = { ...describeServer(server), tools: [] };
+    if (server.kind === 'invalid') return Promise.resolve({ status: { ...base, state: 'invalid', problem: server.problem }, failed: false });
     const refusal = this.refusal(server);
-    if (refusal) return { status: { ...base, ...where, state: 'refused', problem: refusal } };
+    if (refusal) return Promise.resolve({ status: { ...base, state: 'refused', problem: refusal }, failed: false });
     const key = `${session.sessionId}:${server.scope}:${server.name}:${JSON.stringify(server.config)}`;
-    const failed = this.failures.get(key);
-    if (failed && Date.now() - failed.at < FAILURE_MEMORY_MS) return { status: { ...base, ...where, state: 'failed', problem: failed.problem } };
-    try {
-      const listed =
-        server.kind === 'remote' ? await this.connections.listTools(server.config) : await this.listStdio(session, server.name, server.config);
-      this.failures.delete(key);
-      const tools = listed.map((tool) => ({
-        name: mcpToolName(server.name, tool.name),
-        tool: tool.name,
-        ...(tool.description ? { description: tool.description } : {}),
-      }));
-      return { status: { ...base, ...where, state: 'ready', tools }, listed };
-    } catch (error) {
-      const problem = server.kind === 'remote' ? `could not reach it: ${describe(error)}` : describe(error);
-      this.failures.set(key, { problem, at: Date.now() });
-      this.logger.warn({ server: server.name, scope: server.scope, err: error }, 'MCP server unavailable');
-      return { status: { ...base, ...where, state: 'failed', problem } };
-    }
+    return this.probes.probe(key, async () => {
+      try {
+        const listed =
+          server.kind === 'remote' ? await this.connections.listTools(server.config) : await this.listStdio(session, server.name, server.config);
+        const tools = listed.map((tool) => ({
+          name: mcpToolName(server.name, tool.name),
+          tool: tool.name,
+          ...(tool.description ? { description: tool.description } : {}),
+        }));
+        return { status: { ...base, state: 'ready', tools }, listed, failed: false };
+      } catch (error) {
+        const problem = server.kind === 'remote' ? `could not reach it: ${describe(error)}` : describe(error);
+        this.logger.warn({ server: server.name, scope: server.scope, err: error }, 'MCP server unavailable');
+        return { status: { ...base, state: 'failed', problem }, failed: true };
+      }
+    });
   }
 
   /** Why the admin's settings keep a user's or a workspace's server out; undefined when they let it in. */
@@ -224,5 +241,20 @@ export class McpService implements OnModuleDestroy {
       if (!(error instanceof McpConfigError)) throw error;
       return [{ name: WORKSPACE_MCP_PATH, scope: 'workspace', kind: 'invalid', problem: `${WORKSPACE_MCP_PATH} is not valid: ${error.message}` }];
     }
+  }
+}
+
+/** Name, scope and where a server is, as every status of it starts. */
+function describeServer(server: DeclaredServer): Pick<McpServerStatus, 'name' | 'scope' | 'transport' | 'url'> {
+  const base = { name: server.name, scope: server.scope };
+  switch (server.kind) {
+    case 'invalid':
+      return { ...base, transport: 'unknown' };
+    case 'remote':
+      return { ...base, transport: 'remote', url: server.config.url };
+    case 'stdio':
+      return { ...base, transport: 'stdio' };
+    default:
+      return assertUnreachable(server);
   }
 }

@@ -17,12 +17,16 @@ export class SessionStdioTransport implements Transport {
   private readonly buffer = new ReadBuffer();
   private process?: InteractiveRun;
   private ended = false;
+  private closing = false;
+  private code?: number | null;
 
   constructor(private readonly startProcess: StartProcess) {}
 
   async start(): Promise<void> {
     this.process = await this.startProcess((chunk) => this.receive(chunk));
-    void this.process.exited.then(() => {
+    if (this.closing) void this.close(); // given up on while its container was starting: not left running
+    void this.process.exited.then((code) => {
+      this.code = code;
       this.ended = true;
       this.onclose?.();
     });
@@ -33,14 +37,22 @@ export class SessionStdioTransport implements Transport {
     this.process.write(Buffer.from(serializeMessage(message)));
   }
 
-  async close(): Promise<void> {
+  close(): Promise<void> {
+    this.closing = true;
     this.process?.end();
     this.process?.kill();
+    return Promise.resolve();
   }
 
   /** The process has exited (or its container went away). */
   get closed(): boolean {
     return this.ended;
+  }
+
+  /** How it ended, for an error message: `exited with code 1`, or undefined while it runs. */
+  get ending(): string | undefined {
+    if (!this.ended) return undefined;
+    return this.code === null || this.code === undefined ? 'its container went away' : `it exited with code ${this.code}`;
   }
 
   /** What the server last wrote to stderr: its own words for why it failed. */

@@ -67,4 +67,33 @@ describe('stdio MCP servers in a session container', () => {
     const again = await rpc.client.request(Routes.sandboxMcpListTools, { ...target, server }, { timeoutMs: 60_000 });
     expect(again.tools).toHaveLength(2);
   });
+
+  it('fails a server that exits while starting at once, saying how it ended and what it said; it sees the CA variables commands get', async () => {
+    const workspaceId = await sandbox.newWorkspace();
+    // What `npx -y <server>` does where the network re-signs HTTPS and npm is not given the CA.
+    const npx = {
+      name: 'npx',
+      command: 'sh',
+      args: ['-c', 'echo "npm error code SELF_SIGNED_CERT_IN_CHAIN (cafile $npm_config_cafile, node $NODE_EXTRA_CA_CERTS)" >&2; sleep 1; exit 1'],
+    };
+    const target = { workspaceId, session: session(), writable: false, network: 'none', server: npx, timeoutMs: 120_000 } as const;
+    await expect(rpc.client.request(Routes.sandboxMcpListTools, target, { timeoutMs: 125_000 })).rejects.toMatchObject({
+      code: ErrorCode.McpToolFailed,
+      message: expect.stringContaining(
+        '"npx" did not start: it exited with code 1 (it said: npm error code SELF_SIGNED_CERT_IN_CHAIN (cafile /etc/weft/ca-certificates.pem, node /etc/weft/ca-certificates.pem))',
+      ),
+    });
+  });
+
+  it('gives up on a server that never answers at its deadline, container start included, with what it said so far, and stops it', async () => {
+    const workspaceId = await sandbox.newWorkspace();
+    const stuck = { name: 'stuck', command: 'sh', args: ['-c', 'echo "npm http fetch GET https://registry.npmjs.org/x attempt 1 failed" >&2; exec sleep 600'] };
+    const target = { workspaceId, session: session(), writable: false, network: 'none', server: stuck, timeoutMs: 5_000 } as const;
+    await expect(rpc.client.request(Routes.sandboxMcpListTools, target, { timeoutMs: 60_000 })).rejects.toMatchObject({
+      code: ErrorCode.McpToolFailed,
+      message: expect.stringMatching(/"stuck" did not start: no answer to initialize within 5 s .*\(it said: npm http fetch GET https:\/\/registry\.npmjs\.org\/x attempt 1 failed\)/),
+    });
+    const left = () => sandbox.exec({ mode: 'command', workspaceId, command: "pgrep -fc '^sleep 600' || true", writable: false, network: 'none', session: target.session });
+    await expect.poll(async () => (await left()).stdout.trim(), { timeout: 20_000 }).toBe('0');
+  });
 });

@@ -10,6 +10,8 @@ import { SessionStdioTransport } from './session-stdio-transport';
 
 /** A server nobody used for this long is stopped; the next call starts it again. */
 const IDLE_MS = 5 * 60_000;
+/** How much of a failed server's stderr its error carries: enough for npm's error block. */
+const STDERR_TAIL_CHARS = 800;
 
 interface Running {
   client: Client;
@@ -33,12 +35,14 @@ export class StdioMcpServers implements OnModuleDestroy {
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
+  /** Starts the server if it is not running, then lists its tools, all within `timeoutMs`. */
   async listTools(target: StdioTarget): Promise<Tool[]> {
-    return this.use(target, async (client) => {
+    const deadline = Date.now() + target.timeoutMs;
+    return this.use(target, deadline, async (client) => {
       const tools: Tool[] = [];
       let cursor: string | undefined;
       do {
-        const page = await client.listTools(cursor ? { cursor } : {}, { timeout: target.timeoutMs });
+        const page = await client.listTools(cursor ? { cursor } : {}, { timeout: left(deadline) });
         tools.push(...page.tools);
         cursor = page.nextCursor;
       } while (cursor);
@@ -47,7 +51,8 @@ export class StdioMcpServers implements OnModuleDestroy {
   }
 
   async callTool(target: StdioTarget, tool: string, args: Record<string, unknown>): Promise<CallToolResult> {
-    return this.use(target, async (client) => (await client.callTool({ name: tool, arguments: args }, undefined, { timeout: target.timeoutMs })) as CallToolResult);
+    const deadline = Date.now() + target.timeoutMs;
+    return this.use(target, deadline, async (client) => (await client.callTool({ name: tool, arguments: args }, undefined, { timeout: left(deadline) })) as CallToolResult);
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -56,13 +61,13 @@ export class StdioMcpServers implements OnModuleDestroy {
     await Promise.all(all.map(async (r) => (await r.catch(() => undefined))?.client.close().catch(() => undefined)));
   }
 
-  private async use<T>(target: StdioTarget, work: (client: Client) => Promise<T>): Promise<T> {
+  private async use<T>(target: StdioTarget, deadline: number, work: (client: Client) => Promise<T>): Promise<T> {
     const key = serverKey(target);
-    let running = await this.start(key, target);
+    let running = await this.start(key, target, deadline);
     if (running.transport.closed) {
       // It exited since (its container stopped idle, the session was released): start it again.
       this.stop(key);
-      running = await this.start(key, target);
+      running = await this.start(key, target, deadline);
     }
     clearTimeout(running.timer);
     try {
@@ -72,7 +77,7 @@ export class StdioMcpServers implements OnModuleDestroy {
       const said = running.transport.stderrTail();
       throw new AppError(
         ErrorCode.McpToolFailed,
-        `stdio MCP server "${target.server.name}" failed: ${(error as Error).message}${said ? ` (it said: ${said.slice(-500)})` : ''}`,
+        `stdio MCP server "${target.server.name}" failed: ${(error as Error).message}${said ? ` (it said: ${said.slice(-STDERR_TAIL_CHARS)})` : ''}`,
         { server: target.server.name },
       );
     } finally {
@@ -80,17 +85,23 @@ export class StdioMcpServers implements OnModuleDestroy {
     }
   }
 
-  private start(key: string, target: StdioTarget): Promise<Running> {
+  private start(key: string, target: StdioTarget, deadline: number): Promise<Running> {
     let running = this.running.get(key);
     if (!running) {
-      running = this.connect(key, target);
+      running = this.connect(key, target, deadline);
       this.running.set(key, running);
       running.catch(() => this.running.delete(key));
     }
     return running;
   }
 
-  private async connect(key: string, target: StdioTarget): Promise<Running> {
+  /**
+   * Starts the process (its container too, when the session has none yet) and initializes it,
+   * all before `deadline`: the gateway waits only that long (plus a margin) for the answer, so
+   * the answer must come first, with the server's own last words. A process that exits fails
+   * the start at once, not at the deadline.
+   */
+  private async connect(key: string, target: StdioTarget, deadline: number): Promise<Running> {
     const { server } = target;
     const transport = new SessionStdioTransport((onStdout) =>
       this.containers.spawn(target, [server.command, ...server.args], server.env, onStdout),
@@ -101,13 +112,15 @@ export class StdioMcpServers implements OnModuleDestroy {
     };
     const current: Promise<Running> = (async () => {
       try {
-        await client.connect(transport, { timeout: target.timeoutMs });
+        await beforeDeadline(client.connect(transport, { timeout: left(deadline) }), deadline, server.name);
       } catch (error) {
         await transport.close();
         const said = transport.stderrTail();
+        // "Connection closed" says less than how the process ended.
+        const why = transport.ending ?? (error as Error).message;
         throw new AppError(
           ErrorCode.McpToolFailed,
-          `stdio MCP server "${server.name}" did not start: ${(error as Error).message}${said ? ` (it said: ${said.slice(-500)})` : ''}`,
+          `stdio MCP server "${server.name}" did not start: ${why}${said ? ` (it said: ${said.slice(-STDERR_TAIL_CHARS)})` : ''}`,
           { server: server.name },
         );
       }
@@ -129,4 +142,25 @@ export class StdioMcpServers implements OnModuleDestroy {
 function serverKey(target: StdioTarget): string {
   const { session, workspaceId, writable, network, image, server } = target;
   return createHash('sha256').update(JSON.stringify([session.sessionId, session.ownerId, workspaceId, writable, network, image ?? '', server])).digest('hex');
+}
+
+/** Milliseconds until `deadline`, at least 1 (a timeout of 0 would mean none). */
+function left(deadline: number): number {
+  return Math.max(1, deadline - Date.now());
+}
+
+/** `work`, or a rejection naming the server once `deadline` passes (container creation included). */
+async function beforeDeadline<T>(work: Promise<T>, deadline: number, server: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const seconds = Math.round((deadline - Date.now()) / 1000);
+  try {
+    return await Promise.race([
+      work,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer to initialize within ${seconds} s (${server} is still starting or installing)`)), left(deadline));
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
