@@ -18,6 +18,7 @@ import {
 } from '@weft/contracts';
 import type { z } from 'zod';
 import type { AllUsage, LimitOverrides, UsageFilter, UserLimits } from './accounting-schemas';
+import { ModelsAdminClient } from './commands/admin-models-client';
 import { AdminTokenRefusedError, ApiError, ProtocolError } from './errors';
 import { GatewayHttp, type FetchFn } from './gateway-http';
 
@@ -129,6 +130,11 @@ export class AdminClient {
   async restore(archive: Blob, force: boolean, signal: AbortSignal): Promise<unknown> {
     const response = await this.send(apiRoutes.restore, { query: force ? { force: 'true' } : {}, body: archive, contentType: 'application/gzip', signal });
     return response.json();
+  }
+
+  /** The model registry's routes (`weft admin models`). */
+  models(): ModelsAdminClient {
+    return new ModelsAdminClient(this.api, (request) => this.guard(request));
   }
 
   private json<R extends JsonRoute>(route: R, args: CallArgs<R>): Promise<ResponseOf<R>> {

@@ -152,7 +152,7 @@ function validParam(route: string, param: string, f: SessionFixture): string {
       if (route.startsWith('/v1/workspaces') || route.startsWith('/v1/permissions/workspace')) return f.workspaceId;
       if (route.startsWith('/v1/sessions') || route.startsWith('/v1/permissions/session')) return f.sessionId;
       if (route.startsWith('/v1/admin/users')) return f.userId;
-      if (route.startsWith('/openai/v1/models')) return 'tiny';
+      if (route.startsWith('/openai/v1/models') || route.startsWith('/v1/admin/models')) return 'tiny';
       if (route.startsWith('/openai/v1/responses')) return 'resp_00000000000000000000000000000000';
       break;
     case 'noteId':

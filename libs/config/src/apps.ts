@@ -179,8 +179,10 @@ const inferenceEnvSchema = z.object({
   PROVIDER_API_KEYS: z.record(z.string(), z.string()).default({}),
   /** JSON file declaring the models this worker serves (see config/models.json and the README). */
   MODELS_CONFIG: z.string().default('/etc/weft/models.json'),
-  /** Folder that relative GGUF paths and scripted-model scripts are resolved against. */
+  /** Folder that relative GGUF paths and scripted-model scripts are resolved against; pulled models land here. */
   MODELS_DIR: z.string().default('/var/lib/weft/models'),
+  /** Where `hf:` model sources are fetched from (huggingface_hub's HF_ENDPOINT): the hub, a mirror, a test server. */
+  HF_ENDPOINT: z.url().default('https://huggingface.co'),
   /** This worker's name in the fleet and in its own subject; random per process when unset. */
   WORKER_ID: z
     .string()

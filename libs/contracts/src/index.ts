@@ -1,5 +1,21 @@
 export { AppError, ErrorCode, assertUnreachable, isWireError, wireErrorSchema } from './errors';
 export type { WireError } from './errors';
+export {
+  adminModelIdSchema,
+  adminModelSchema,
+  adminModelsSchema,
+  ggufFactsSchema,
+  modelSettingsSchema,
+  modelsChangedSchema,
+  pullErrorLineSchema,
+  pullLineSchema,
+  pullModelBodySchema,
+  pullProgressSchema,
+  removeModelRequestSchema,
+  removedModelSchema,
+  setModelRequestSchema,
+} from './admin-models';
+export type { AdminModel, GgufFacts, ModelSettings, PullLine, PullModelBody, PullProgress } from './admin-models';
 export { SERVICE_HEARTBEAT_INTERVAL_MS, serviceHeartbeatSchema } from './service-heartbeat';
 export type { ServiceHeartbeat } from './service-heartbeat';
 export {

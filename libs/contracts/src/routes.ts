@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { adminModelSchema, adminModelsSchema, modelsChangedSchema, pullModelBodySchema, pullProgressSchema, removeModelRequestSchema, removedModelSchema, setModelRequestSchema } from './admin-models';
 import { serviceHeartbeatSchema } from './service-heartbeat';
 import {
   cancelGenerationSchema,
@@ -85,6 +86,11 @@ export const Routes = {
   inferenceEmbed: route(InferenceSubjects.embed, embedRequestSchema, embedResultSchema),
   inferenceCancel: event(InferenceSubjects.cancel, cancelGenerationSchema),
   inferenceWorkerAnnounced: event(InferenceSubjects.workerAnnounced, workerHeartbeatSchema),
+  inferenceModelsPull: route(InferenceSubjects.modelsPull, pullModelBodySchema, pullProgressSchema, true),
+  inferenceModelsList: route(InferenceSubjects.modelsList, z.object({}), adminModelsSchema),
+  inferenceModelsSet: route(InferenceSubjects.modelsSet, setModelRequestSchema, adminModelSchema),
+  inferenceModelsRemove: route(InferenceSubjects.modelsRemove, removeModelRequestSchema, removedModelSchema),
+  inferenceModelsChanged: event(InferenceSubjects.modelsChanged, modelsChangedSchema),
   toolsCall: route(ToolsSubjects.call, toolCallRequestSchema, toolCallResultSchema),
   toolsCreateWorkspace: route(ToolsSubjects.createWorkspace, createWorkspaceRequestSchema, createWorkspaceResultSchema),
   toolsReadPath: route(ToolsSubjects.readPath, readPathRequestSchema, readPathResultSchema),

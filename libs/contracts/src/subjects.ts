@@ -10,6 +10,13 @@ export const InferenceSubjects = {
   cancel: 'weft.inference.v1.cancel',
   /** Worker heartbeats, also `draining` and `stopped` goodbyes. */
   workerAnnounced: 'weft.inference.v1.worker.announced',
+  /** The registry of pulled models (`weft admin models`): any one worker answers. */
+  modelsPull: 'weft.inference.v1.models.pull',
+  modelsList: 'weft.inference.v1.models.list',
+  modelsSet: 'weft.inference.v1.models.set',
+  modelsRemove: 'weft.inference.v1.models.remove',
+  /** Every worker listens: one changed the pulled models' registry, all re-read it. */
+  modelsChanged: 'weft.inference.v1.models.changed',
 } as const;
 
 /** One worker's own generate subject, for requests routed to the worker holding a session's cache. */

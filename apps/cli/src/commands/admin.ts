@@ -6,6 +6,7 @@ import { addBootstrapCommands } from './admin-bootstrap';
 import { addFleetCommand } from './admin-fleet';
 import { addKeyCommands } from './admin-keys';
 import { addLimitsCommand } from './admin-limits';
+import { addModelsCommands } from './admin-models';
 import { addAdminUsageCommand } from './admin-usage';
 import { addUserCommands } from './admin-users';
 
@@ -35,5 +36,6 @@ export function adminCommand(ctx: CliContext): Command {
   addBootstrapCommands(admin, ctx, connect);
   addFleetCommand(admin, ctx, connect);
   addBackupCommands(admin, ctx, connect);
+  addModelsCommands(admin, ctx, connect);
   return admin;
 }

@@ -5,6 +5,7 @@ import type { CliContext } from '../context';
 import { ApiError, ConnectionError, UsageError, describeError } from '../errors';
 import type { CheckReporter } from './check-reporter';
 import type { Prompter } from './prompter';
+import { offerModels } from './model-offer';
 import { probeReadiness } from './readiness';
 import { KeyFinder, type KeyCandidate, type WorkingKey } from './setup-key';
 import { type CheckResult, exitCodeOf, modelLines, readinessHint, readinessText, suggestedModel, summaryLines } from './setup-report';
@@ -52,8 +53,10 @@ export class SetupFlow {
         await this.save(url, working);
         const client = new ApiClient(url, working.key);
         const models = await this.checkModels(client);
+        // The admin (who can pull) is offered real models; the pulled one is the one to try first.
+        const pulled = working.me.role === 'admin' ? await offerModels(this.ctx, url, working.key, this.reporter, (result) => this.record(result), this.prompter) : undefined;
         await this.checkSandbox(client);
-        return this.finish(models);
+        return this.finish(models, pulled);
       }
       this.record({ check: 'models', status: 'skip', text: 'models not checked: no working key' });
       this.record({ check: 'sandbox', status: 'skip', text: 'sandbox not checked: no working key' });
@@ -139,7 +142,7 @@ export class SetupFlow {
     try {
       const { models } = await this.reporter.during('listing the models', () => client.listModels());
       if (models.length === 0) {
-        this.record({ check: 'models', status: 'fail', text: 'the gateway offers no models', hint: 'declare one in the models config (WEFT_MODELS_CONFIG) and restart the inference worker' });
+        this.record({ check: 'models', status: 'fail', text: 'the gateway offers no models', hint: 'as the admin, pull one: weft admin models pull <hf:owner/repo/file.gguf | URL> (docs/models.md)' });
         return [];
       }
       this.record({ check: 'models', status: 'pass', text: `${models.length} model${models.length === 1 ? '' : 's'} on offer` });
@@ -169,9 +172,9 @@ export class SetupFlow {
     this.reporter.line(result);
   }
 
-  private finish(models: readonly ModelInfo[]): number {
+  private finish(models: readonly ModelInfo[], pulled?: string): number {
     const code = exitCodeOf(this.results);
-    this.reporter.summary(summaryLines({ results: this.results, model: suggestedModel(models) }), code !== 0);
+    this.reporter.summary(summaryLines({ results: this.results, model: pulled ?? suggestedModel(models) }), code !== 0);
     return code;
   }
 }

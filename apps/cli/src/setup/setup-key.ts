@@ -69,7 +69,7 @@ export class KeyFinder {
       this.fail('no API key given', 'pass --key <key> or set WEFT_KEY; as the gateway admin, pass --admin-token (or set WEFT_ADMIN_TOKEN) to make one');
       return null;
     }
-    const key = await this.prompter.ask("your API key (weft_…), or Enter if you are this gateway's admin and want to make one:");
+    const key = await this.prompter.ask("your API key (weft_…; not shown as you type), or Enter if you are this gateway's admin and want to make one:", { secret: true });
     if (key === undefined) {
       this.fail('no API key (input ended)', 'pass --key <key>, or as the gateway admin --admin-token to make one');
       return null;

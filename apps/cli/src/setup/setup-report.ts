@@ -73,7 +73,7 @@ export function readinessHint(readiness: Readiness): string {
   return `the gateway cannot reach ${names}: check that ${readiness.down.length === 1 ? 'it runs' : 'they run'} (\`docker compose ps\`) and the gateway's REDIS_URL / NATS_URL`;
 }
 
-export type CheckName = 'gateway' | 'key' | 'config' | 'models' | 'sandbox';
+export type CheckName = 'gateway' | 'key' | 'config' | 'models' | 'pull' | 'sandbox';
 /** `warn`: something went wrong and was worked around (a refused key replaced by a new one). */
 export type CheckStatus = 'pass' | 'warn' | 'fail' | 'skip';
 

@@ -1,6 +1,6 @@
 import { Controller, Module } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { type EmbedRequest, Routes } from '@weft/contracts';
+import { AppError, type EmbedRequest, ErrorCode, Routes } from '@weft/contracts';
 import { ScriptedWorkersModule } from './scripted-workers';
 
 /** Empty, well-formed answers to the requests the scripted workers leave out. */
@@ -44,6 +44,21 @@ class StubWorkersController {
   @MessagePattern(Routes.sandboxMcpListTools.subject)
   mcpListTools() {
     return { tools: [] };
+  }
+
+  @MessagePattern(Routes.inferenceModelsList.subject)
+  modelsList() {
+    return { models: [] };
+  }
+
+  @MessagePattern([Routes.inferenceModelsSet.subject, Routes.inferenceModelsRemove.subject])
+  modelsChange(@Payload() request: { id: string }) {
+    throw new AppError(ErrorCode.UnknownModel, `No pulled model "${request.id}"`, { model: request.id });
+  }
+
+  @MessagePattern(Routes.inferenceModelsPull.subject)
+  modelsPull() {
+    throw new AppError(ErrorCode.InvalidRequest, 'The stub workers pull no models');
   }
 }
 

@@ -39,7 +39,8 @@ export function createDrivers(config: ModelsConfig, log: Logger, options: Driver
     }
   }
   const keys = options.apiKeys ?? {};
-  if (llama.length > 0) drivers.push(new LlamaDriver(llama, log.child({ provider: 'llama' }), options));
+  // Always there: an admin may pull a GGUF into a worker that started with none.
+  drivers.push(new LlamaDriver(llama, log.child({ provider: 'llama' }), options));
   if (openai.length > 0) drivers.push(new OpenAiDriver(openai, keys, log.child({ provider: 'openai' })));
   if (anthropic.length > 0) drivers.push(new AnthropicDriver(anthropic, keys, log.child({ provider: 'anthropic' })));
   if (config.scripted) drivers.push(new ScriptedDriver(config.scripted.dir, log.child({ provider: 'scripted' })));

@@ -5,6 +5,8 @@ import { createDrivers } from '../drivers/create-drivers';
 import type { InferenceMetrics } from '../metrics/inference-metrics';
 import type { ModelsConfig } from '../registry/models-config.schema';
 import { INFERENCE_CONFIG, INFERENCE_DRIVERS, INFERENCE_METRICS, LOGGER, MODELS_CONFIG, WORKER_IDENTITY, type WorkerIdentity } from '../tokens';
+import { ModelRegistryService } from '../registry/model-registry.service';
+import { ModelsAdminController } from '../registry/models-admin.controller';
 import { createInferenceController } from './inference.controller';
 import { InferenceService } from './inference.service';
 
@@ -13,9 +15,10 @@ export class InferenceModule {
   static forWorker(workerId: string): DynamicModule {
     return {
       module: InferenceModule,
-      controllers: [createInferenceController(workerId)],
+      controllers: [createInferenceController(workerId), ModelsAdminController],
       providers: [
         InferenceService,
+        ModelRegistryService,
         {
           provide: INFERENCE_DRIVERS,
           inject: [MODELS_CONFIG, INFERENCE_CONFIG, LOGGER, INFERENCE_METRICS, WORKER_IDENTITY],

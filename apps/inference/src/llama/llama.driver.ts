@@ -35,13 +35,40 @@ export class LlamaDriver implements InferenceDriver {
   private readonly loading = new Map<string, Promise<LoadedModel>>();
   private readonly ready = new Map<string, LoadedModel>();
   private readonly runtime: LlamaRuntime;
+  private readonly models: LlamaModelConfig[];
 
   constructor(
-    private readonly models: readonly LlamaModelConfig[],
+    models: readonly LlamaModelConfig[],
     private readonly log: Logger,
     private readonly options: LlamaDriverOptions,
   ) {
     this.runtime = new LlamaRuntime(log, options.binary);
+    this.models = [...models];
+  }
+
+  /**
+   * Serves a model registered while the worker runs (`weft admin models pull`), or its changed
+   * settings: a loaded copy with other settings is unloaded, and the next request loads it anew.
+   */
+  async register(config: LlamaModelConfig): Promise<void> {
+    const index = this.models.findIndex((m) => m.id === config.id);
+    if (index >= 0 && JSON.stringify(this.models[index]) === JSON.stringify(config)) return;
+    if (index >= 0) {
+      this.models[index] = config;
+      await this.unload(config.id);
+    } else {
+      this.models.push(config);
+    }
+    this.log.info({ model: config.id, path: config.path }, 'model registered');
+  }
+
+  /** Stops serving a model; requests for it get INFERENCE.UNKNOWN_MODEL from now on. */
+  async unregister(modelId: string): Promise<void> {
+    const index = this.models.findIndex((m) => m.id === modelId);
+    if (index < 0) return;
+    this.models.splice(index, 1);
+    await this.unload(modelId);
+    this.log.info({ model: modelId }, 'model unregistered');
   }
 
   async listModels(): Promise<ModelInfo[]> {
@@ -105,6 +132,14 @@ export class LlamaDriver implements InferenceDriver {
       if (result.status === 'fulfilled') await result.value.dispose();
     }
     await this.runtime.dispose();
+  }
+
+  private async unload(modelId: string): Promise<void> {
+    const loading = this.loading.get(modelId);
+    this.loading.delete(modelId);
+    this.ready.delete(modelId);
+    const model = await loading?.catch(() => undefined);
+    await model?.dispose();
   }
 
   private load(modelId: string): Promise<LoadedModel> {

@@ -3,6 +3,7 @@ import type { Me } from '../api/schemas';
 import { ADMIN_TABS, type AdminTab, adminHref } from '../route';
 import { AdminUsage } from './AdminUsage';
 import { FleetPanel } from './FleetPanel';
+import { ModelsPanel } from './ModelsPanel';
 import { UserDetail } from './UserDetail';
 import { UsersPanel } from './UsersPanel';
 
@@ -35,6 +36,7 @@ export function AdminPage({ account, me, tab, userId }: { account: AccountApi; m
       {tab === 'users' ? userId ? <UserDetail key={userId} account={account} userId={userId} me={me} /> : <UsersPanel account={account} /> : null}
       {tab === 'usage' ? <AdminUsage account={account} /> : null}
       {tab === 'fleet' ? <FleetPanel account={account} /> : null}
+      {tab === 'fleet' ? <ModelsPanel /> : null}
     </div>
   );
 }

@@ -1,4 +1,5 @@
-import type { z } from 'zod';
+import { z } from 'zod';
+import { adminModelSchema, adminModelsSchema, modelSettingsSchema, pullModelBodySchema, removedModelSchema } from '../admin-models';
 import { workspaceSyncBodySchema, workspaceManifestSchema, workspaceSyncResultSchema } from '../workspace-sync';
 import { addNoteBodySchema, auditQuerySchema, createWorkspaceQuerySchema, expireWorkspacesBodySchema, limitOverridesBodySchema, putInstructionsBodySchema, renameWorkspaceBodySchema } from './bodies';
 import { answerPermissionBodySchema, putRulesBodySchema } from './permission-bodies';
@@ -132,6 +133,10 @@ export const apiRoutes = {
   disableBootstrapToken: route({ method: 'DELETE', path: '/v1/admin/bootstrap-token', summary: 'Turn the bootstrap token off (needs an enabled admin user)', tag: 'Admin', auth: 'admin', response: answers.bootstrapTokenSchema }),
   expireWorkspaces: route({ method: 'POST', path: '/v1/admin/workspaces/expire', summary: 'Delete (or preview) workspaces idle for `idleDays`', tag: 'Admin', auth: 'admin', body: expireWorkspacesBodySchema, response: 'application/json' }),
   fleet: route({ method: 'GET', path: '/v1/admin/fleet', summary: 'Inference workers: host, GPU, models, free sequences, last heartbeat', tag: 'Admin', auth: 'admin', response: answers.fleetSchema }),
+  adminModels: route({ method: 'GET', path: '/v1/admin/models', summary: 'The model registry: models of the config file and pulled ones, with what their GGUF says', tag: 'Admin', auth: 'admin', response: adminModelsSchema }),
+  pullModel: route({ method: 'POST', path: '/v1/admin/models/pull', summary: 'Download a GGUF (`hf:owner/repo/file.gguf` or a URL) into the models volume, resuming a partial one, verify its size and SHA-256, and register it; progress as NDJSON lines, the last `done` or `error`', tag: 'Admin', auth: 'admin', body: pullModelBodySchema, response: NDJSON }),
+  setModel: route({ method: 'PATCH', path: '/v1/admin/models/:id', summary: "Change a pulled model's settings (context size, sequences, GPU layers…); the workers reload it", tag: 'Admin', auth: 'admin', body: modelSettingsSchema, response: adminModelSchema }),
+  removeModel: route({ method: 'DELETE', path: '/v1/admin/models/:id', summary: 'Unregister a pulled model and delete its GGUF (`?keepFile=true` keeps the file)', tag: 'Admin', auth: 'admin', query: z.strictObject({ keepFile: z.enum(['true', 'false']).optional() }), response: removedModelSchema }),
   backup: route({ method: 'GET', path: '/v1/admin/backup', summary: 'A backup as a tar.gz: the Redis store (each key read atomically), every workspace, a manifest with the stored format version', tag: 'Admin', auth: 'admin', response: GZIP }),
   restore: route({ method: 'POST', path: '/v1/admin/restore', summary: 'Restore a backup tar.gz into an empty store (`?force=true` empties a store that has users first), migrating it to this version', tag: 'Admin', auth: 'admin', body: 'gzip', response: 'application/json' }),
 
