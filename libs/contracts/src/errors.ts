@@ -24,6 +24,10 @@ export const ErrorCode = {
    * stopped may have taken effect). Details carry `retryAfterSeconds`.
    */
   StoreUnavailable: 'STORE.UNAVAILABLE',
+  /** Redis is out of memory (`maxmemory` with `noeviction`): it refuses writes, reads work. Details carry `retryAfterSeconds`. */
+  StoreFull: 'STORE.FULL',
+  /** Redis cannot persist (its disk is full or failing: `MISCONF`) or is a read-only replica: it refuses writes, reads work. */
+  StoreReadOnly: 'STORE.READ_ONLY',
   Timeout: 'TRANSPORT.TIMEOUT',
   NoResponders: 'TRANSPORT.NO_RESPONDERS',
   UnknownModel: 'INFERENCE.UNKNOWN_MODEL',
@@ -65,6 +69,8 @@ export const ErrorCode = {
   McpToolFailed: 'MCP.TOOL_FAILED',
   /** The user's workspaces hold more than WORKSPACE_QUOTA_BYTES: writes are refused until they shrink. */
   WorkspaceQuotaExceeded: 'WORKSPACE.QUOTA_EXCEEDED',
+  /** The server's workspaces disk is full (ENOSPC, EDQUOT): the write was not made and nothing was changed. */
+  WorkspaceDiskFull: 'WORKSPACE.DISK_FULL',
   /**
    * A per-user quota is used up (requests per minute, concurrent turns, tokens per day): details
    * name it (`quota`, `limit`, `used`, `retryAfterSeconds`).

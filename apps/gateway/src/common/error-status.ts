@@ -43,6 +43,8 @@ export function statusForCode(code: ErrorCode): number {
     case ErrorCode.QuotaExceeded:
       return 429;
     case ErrorCode.StoreUnavailable:
+    case ErrorCode.StoreFull:
+    case ErrorCode.StoreReadOnly:
     case ErrorCode.Timeout:
     case ErrorCode.NoResponders:
     case ErrorCode.SandboxUnavailable:
@@ -53,6 +55,8 @@ export function statusForCode(code: ErrorCode): number {
     case ErrorCode.WorkerLost:
     case ErrorCode.ModelDownloadFailed:
       return 503;
+    case ErrorCode.WorkspaceDiskFull:
+      return 507;
     case ErrorCode.ProviderFailed:
     case ErrorCode.McpToolFailed:
       return 502;

@@ -48,8 +48,6 @@ const UNPACK_REASONS = new Map([
   ['ENOTDIR', 'would be written under a file, as if that file were a folder'],
   ['EEXIST', 'clashes with another entry of the same name'],
   ['EISDIR', 'clashes with another entry of the same name'],
-  ['ENOSPC', 'could not be written: the server is out of space'],
-  ['EDQUOT', 'could not be written: the server is out of space'],
 ]);
 
 function unpackReason({ code, maxDepth }: TarErrorFields): string {

@@ -1,7 +1,7 @@
 import { AppError, ErrorCode } from '@weft/contracts';
 import { FILE_HEADERS_ONLY, formatPatch, structuredPatch } from 'diff';
 import { assertWritable } from '../workspace/protected-paths';
-import { openForWrite } from '../workspace/safe-fs';
+import { replaceFile } from '../workspace/safe-fs';
 import { readTextFile } from './text-file';
 import { defineTool } from './tool';
 
@@ -17,12 +17,7 @@ export const editFileTool = defineTool('edit_file', async ({ path, edits }, { ro
   );
   assertWritable(root, file.real, path);
   const updated = applyEdits(file.text, edits, path);
-  const handle = await openForWrite(root, file.real);
-  try {
-    await handle.writeFile(updated, 'utf8');
-  } finally {
-    await handle.close();
-  }
+  await replaceFile(root, file.real, Buffer.from(updated, 'utf8'));
   const diff = structuredPatch(`a/${path}`, `b/${path}`, file.text, updated, undefined, undefined, { context: DIFF_CONTEXT_LINES });
   return `Edited '${path}' (${edits.length} ${edits.length === 1 ? 'replacement' : 'replacements'}):\n${formatPatch(diff, FILE_HEADERS_ONLY).trimEnd()}`;
 });

@@ -1,7 +1,7 @@
 import { AppError, ErrorCode } from '@weft/contracts';
 import { resolveInside } from '../workspace/path-containment';
 import { assertWritable } from '../workspace/protected-paths';
-import { openForWrite } from '../workspace/safe-fs';
+import { replaceFile } from '../workspace/safe-fs';
 import { defineTool } from './tool';
 
 export const writeFileTool = defineTool('write_file', async ({ path, content }, { root }) => {
@@ -11,12 +11,7 @@ export const writeFileTool = defineTool('write_file', async ({ path, content }, 
     throw new AppError(ErrorCode.NotAFile, `'${path}' is a symbolic link whose target does not exist; write to a regular path instead`);
   }
   if (target.real === root) throw new AppError(ErrorCode.NotAFile, `'${path}' is the workspace root, not a file`);
-  const handle = await openForWrite(root, target.real);
-  try {
-    const bytes = Buffer.from(content, 'utf8');
-    await handle.writeFile(bytes);
-    return `${target.exists ? 'Replaced' : 'Created'} '${path}' (${bytes.length} bytes)`;
-  } finally {
-    await handle.close();
-  }
+  const bytes = Buffer.from(content, 'utf8');
+  await replaceFile(root, target.real, bytes);
+  return `${target.exists ? 'Replaced' : 'Created'} '${path}' (${bytes.length} bytes)`;
 });

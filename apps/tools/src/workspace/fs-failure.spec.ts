@@ -35,9 +35,17 @@ describe('fsFailure', () => {
     expect(fsFailure(pinned, root)).toMatchObject({ code: ErrorCode.FileNotFound, message: "No file or folder at 'qqqqq/x'" });
   });
 
-  it('leaves failures of the server itself, paths outside the workspace and anything else untyped', () => {
+  it('calls a full disk WORKSPACE.DISK_FULL, retryable, without the server\'s path', () => {
     const full = Object.assign(new Error(`ENOSPC: no space left on device, write '${root}/a'`), { code: 'ENOSPC', path: `${root}/a` });
-    expect(fsFailure(full, root)).toBeUndefined();
+    const mapped = fsFailure(full, root);
+    expect(mapped).toMatchObject({ code: ErrorCode.WorkspaceDiskFull, retryable: true });
+    expect(mapped?.message).toContain("The server's workspace disk is full");
+    expect(mapped?.message).not.toContain(root);
+  });
+
+  it('leaves failures of the server itself, paths outside the workspace and anything else untyped', () => {
+    const broken = Object.assign(new Error(`EIO: i/o error, write '${root}/a'`), { code: 'EIO', path: `${root}/a` });
+    expect(fsFailure(broken, root)).toBeUndefined();
     expect(fsFailure(new AppError(ErrorCode.NotAFile, 'x'), root)).toBeUndefined();
     expect(fsFailure('ENOENT', root)).toBeUndefined();
     const outside = Object.assign(new Error('ENOENT: no such file or directory, lstat \'/etc/weft\''), { code: 'ENOENT', path: '/etc/weft' });

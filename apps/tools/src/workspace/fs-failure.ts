@@ -1,4 +1,5 @@
 import { AppError, ErrorCode } from '@weft/contracts';
+import { isDiskFull, workspaceDiskFull } from './disk-full';
 import { displayName } from './display-name';
 import { MAX_NAME_BYTES, MAX_PATH_BYTES } from './path-syntax';
 import { isInside, relativeName } from './path-containment';
@@ -31,12 +32,14 @@ const FAILURES = new Map<string, Failure>([
 /**
  * The safety net under the up-front checks: an error of a file system call on a workspace path
  * that reached a tool or a read, as the typed error the caller can act on, naming the path
- * relative to the workspace and never the server's own. Undefined for anything else: failures
- * of the server (a full disk, an I/O error, a missing binary) and calls on paths outside the
- * workspace stay internal and are logged.
+ * relative to the workspace and never the server's own. A full disk is WORKSPACE.DISK_FULL (the
+ * writes leave the workspace as it was). Undefined for anything else: other failures of the
+ * server (an I/O error, a missing binary) and calls on paths outside the workspace stay internal
+ * and are logged.
  */
 export function fsFailure(error: unknown, root: string): AppError | undefined {
   if (!(error instanceof Error)) return undefined;
+  if (isDiskFull(error)) return workspaceDiskFull(error);
   const { code, path } = error as NodeJS.ErrnoException;
   const failure = code === undefined ? undefined : FAILURES.get(code);
   const name = path === undefined ? undefined : workspaceName(root, path);

@@ -1,4 +1,5 @@
-import { constants } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { type Stats, constants } from 'node:fs';
 import { type FileHandle, lstat, mkdir, open, readdir, readlink, rename, rmdir, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { AppError, ErrorCode } from '@weft/contracts';
@@ -10,7 +11,9 @@ export type DirectoryEntry = z.infer<typeof directoryEntrySchema>;
 
 // O_NONBLOCK keeps a FIFO planted by sandboxed code from hanging the worker on open().
 const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
-const WRITE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+const TEMPORARY_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+/** What a file the tools create gets (as with umask 022). */
+const NEW_FILE_MODE = 0o644;
 const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
 
 /**
@@ -38,17 +41,56 @@ export async function makeFolder(root: string, real: string): Promise<void> {
   await (await pinFolder(root, real, true)).close();
 }
 
-/** Creates missing parents, then opens without truncating: truncation waits for the check. */
-export async function openForWrite(root: string, real: string): Promise<FileHandle> {
-  await makeFolder(root, dirname(real));
-  const handle = await openInside(root, real, WRITE_FLAGS, 0o644);
-  const stats = await handle.stat();
-  if (!stats.isFile()) {
-    await handle.close();
-    throw new AppError(ErrorCode.NotAFile, `'${relativeName(root, real)}' is not a regular file`);
+/**
+ * Writes `bytes` as the whole content of the file at `real`, or leaves it as it was: they go to a
+ * new file in the same folder, which then takes the name (rename(2) replaces it in one step). A
+ * write cut off by a full disk leaves the old content intact, where truncating in place left the
+ * file empty or half written. Missing parents are created. The new file keeps the old one's mode
+ * and, where the worker may set it, its owner; a hard link to the old file keeps the old content.
+ */
+export async function replaceFile(root: string, real: string, bytes: Uint8Array): Promise<void> {
+  const parent = await pinFolder(root, dirname(real), true);
+  try {
+    const folder = fdPath(parent);
+    const target = `${folder}/${basename(real)}`;
+    const old = await existingFile(root, real, target);
+    // Not derived from the file's name: that may already be as long as a name can be.
+    const temporary = `${folder}/.weft-write-${randomBytes(8).toString('hex')}.tmp`;
+    const handle = await open(temporary, TEMPORARY_FLAGS, 0o600);
+    let closed = false;
+    try {
+      await handle.writeFile(bytes);
+      await handle.chmod(old ? old.mode & 0o777 : NEW_FILE_MODE);
+      // Running as root (tests, a custom deployment): the sandbox's user must still own what it wrote.
+      if (old && process.getuid?.() === 0) await handle.chown(old.uid, old.gid);
+      closed = true;
+      await handle.close();
+      await rename(temporary, target);
+    } catch (error) {
+      if (!closed) await handle.close();
+      await unlink(temporary).catch(ignoreMissing);
+      throw error;
+    }
+  } finally {
+    await parent.close();
   }
-  await handle.truncate(0);
-  return handle;
+}
+
+/** The file a write replaces, through its pinned parent; undefined when there is none yet. */
+async function existingFile(root: string, real: string, pinned: string): Promise<Stats | undefined> {
+  let stats: Stats;
+  try {
+    stats = await lstat(pinned);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  // The resolver followed every link: a link here now was put there since.
+  if (stats.isSymbolicLink()) throw raced(root, real);
+  const name = relativeName(root, real);
+  if (stats.isDirectory()) throw new AppError(ErrorCode.NotAFile, `'${name}' is a folder, not a file`);
+  if (!stats.isFile()) throw new AppError(ErrorCode.NotAFile, `'${name}' is not a regular file`);
+  return stats;
 }
 
 /**

@@ -7,6 +7,7 @@ import { type ArchiveLimits, entryCrossing } from '../archive/entry-policy';
 import type { GitImporter } from '../git/git-importer';
 import { PatchTooLarge, type ExportedPatch, type PatchLimits, exportPatch } from '../patch/patch-exporter';
 import { rejectingArchive } from './archive-rejection';
+import { diskFullOr } from './disk-full';
 import { displayName } from './display-name';
 import { fsFailure } from './fs-failure';
 import { readPathIn } from './read-path';
@@ -52,8 +53,9 @@ export class WorkspaceService {
       this.log.info({ workspaceId, ...totals }, 'workspace created');
       return totals;
     } catch (error) {
+      // Nothing half unpacked is left behind, a full disk included.
       await this.store.remove(workspaceId);
-      throw error;
+      throw diskFullOr(error, 'the upload');
     }
   }
 
@@ -64,7 +66,7 @@ export class WorkspaceService {
       await this.store.saveSnapshot(workspaceId);
     } catch (error) {
       await this.store.remove(workspaceId);
-      throw error;
+      throw diskFullOr(error, 'the import');
     }
     this.log.info({ workspaceId, ...totals }, 'workspace created from git');
     return totals;
@@ -75,9 +77,13 @@ export class WorkspaceService {
     return this.syncer.manifest(workspaceId);
   }
 
-  /** Writes the changed entries, removes the gone ones; all or nothing. */
-  sync(command: SyncWorkspaceCommand): Promise<WorkspaceSyncResult> {
-    return this.syncer.sync(command);
+  /** Writes the changed entries, removes the gone ones; all or nothing, a full disk included. */
+  async sync(command: SyncWorkspaceCommand): Promise<WorkspaceSyncResult> {
+    try {
+      return await this.syncer.sync(command);
+    } catch (error) {
+      throw diskFullOr(error, 'the sync');
+    }
   }
 
   /** Everything changed since the workspace was created (or last synced), as a git-style patch. */
