@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AppError, ErrorCode, type ExecRequest } from '@weft/contracts';
 import type { Redis } from 'ioredis';
-import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { GATEWAY_CONFIG, type GatewaySettings } from '../config';
 import { RedisKeys } from '../infra/redis-keys';
 import { REDIS } from '../infra/tokens';
@@ -176,7 +176,9 @@ export class QuotaService {
   private limiter(points: number): RateLimiterRedis {
     let limiter = this.limiters.get(points);
     if (!limiter) {
-      limiter = new RateLimiterRedis({ storeClient: this.redis, keyPrefix: `${this.keys.requestRatePrefix()}:${points}`, points, duration: 60 });
+      // While Redis refuses writes (out of memory, a full disk) each replica counts on its own, so reads go on being served.
+      const insuranceLimiter = new RateLimiterMemory({ points, duration: 60 });
+      limiter = new RateLimiterRedis({ storeClient: this.redis, keyPrefix: `${this.keys.requestRatePrefix()}:${points}`, points, duration: 60, insuranceLimiter });
       this.limiters.set(points, limiter);
     }
     return limiter;

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { RedisKeys } from '../infra/redis-keys';
+import { storeRefusal } from '../infra/store-refusal';
 import { REDIS } from '../infra/tokens';
 import { CredentialWatch } from './credential-watch';
 
@@ -65,7 +66,11 @@ export class ApiKeysRepository {
     if (now - (this.lastTouched.get(keyId) ?? 0) < LAST_USED_RESOLUTION_MS) return;
     this.lastTouched.set(keyId, now);
     // Only a key that still exists: a revoked key's hash must not come back.
-    if ((await this.redis.exists(this.keys.apiKey(keyHash))) === 1) await this.redis.hset(this.keys.apiKey(keyHash), 'lastUsedAt', new Date(now).toISOString());
+    if ((await this.redis.exists(this.keys.apiKey(keyHash))) !== 1) return;
+    await this.redis.hset(this.keys.apiKey(keyHash), 'lastUsedAt', new Date(now).toISOString()).catch((error: unknown) => {
+      // Bookkeeping: a Redis refusing writes (full) must not turn away a request that only reads.
+      if (!storeRefusal(error)) throw error;
+    });
   }
 }
 

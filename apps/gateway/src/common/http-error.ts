@@ -1,5 +1,6 @@
 import { HttpException } from '@nestjs/common';
 import { AppError, ErrorCode } from '@weft/contracts';
+import { storeRefusal } from '../infra/store-refusal';
 import { codeForStatus, statusForCode } from './error-status';
 import { newId } from './ids';
 
@@ -15,7 +16,9 @@ export interface HttpErrorResponse {
 }
 
 /** Anything thrown while serving a request, as the status and `{ error }` body a client sees. */
-export function toHttpError(exception: unknown): HttpErrorResponse {
+export function toHttpError(thrown: unknown): HttpErrorResponse {
+  // Redis refusing a write (out of memory, a full disk) is a 503 the client can wait out, not a 500.
+  const exception = storeRefusal(thrown) ?? thrown;
   if (exception instanceof AppError) {
     const status = statusForCode(exception.code);
     if (status === 500) return internal();

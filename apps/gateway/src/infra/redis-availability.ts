@@ -1,5 +1,6 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import type { Redis } from 'ioredis';
+import { storeRefusal } from './store-refusal';
 import { REDIS } from './tokens';
 
 /** How often the store is probed, and how long a probe may take before Redis counts as down. */
@@ -65,7 +66,8 @@ export class RedisAvailability implements OnModuleInit, OnApplicationShutdown {
     this.probeSentAt = Date.now();
     this.redis.ping().then(
       () => this.probeAnswered(true),
-      () => this.probeAnswered(false),
+      // Redis answers PING with MISCONF while it cannot save: it is up, refusing writes (STORE.READ_ONLY).
+      (error: unknown) => this.probeAnswered(storeRefusal(error) !== undefined),
     );
   }
 
