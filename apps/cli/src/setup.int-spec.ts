@@ -2,12 +2,13 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type GatewayUnderTest, TEST_ADMIN_TOKEN, startGatewayUnderTest } from '../../gateway/src/test/gateway-under-test';
 import { ScriptedModelModule } from '../../gateway/src/test/scripted-workers';
 import { sessionApi } from '../../gateway/src/test/session-api';
 import { type SandboxHarness, startSandboxHarness } from '../../sandbox/src/testing/sandbox-harness';
-import { buildCli, weft } from './testing/built-cli';
+import { buildCli, weft, weftCommandLine } from './testing/built-cli';
+import { startInTmux } from './testing/tmux';
 
 /**
  * `weft setup`, the built CLI against the real gateway (in-process, on real Redis and NATS, the
@@ -147,7 +148,7 @@ describe('weft setup with a sandbox worker', () => {
     const asked = await setup([], {}, `${gateway.base}\n${key}\n`);
     expect(asked.code, asked.stdout + asked.stderr).toBe(0);
     expect(asked.stderr).toContain('? gateway URL: [http://localhost:8080]');
-    expect(asked.stderr).toContain("? your API key (weft_…), or Enter if you are this gateway's admin and want to make one:");
+    expect(asked.stderr).toContain("? your API key (weft_…; not shown as you type), or Enter if you are this gateway's admin and want to make one:");
     expect(await savedConfig()).toEqual({ url: gateway.base, key });
 
     const name = `lin-${testId}`;
@@ -161,6 +162,33 @@ describe('weft setup with a sandbox worker', () => {
     expect(declined.code).toBe(1);
     expect(declined.stdout).toContain('✗ no working key, and no admin token to make one');
     expect(declined.stdout).toContain('  key: ask your admin for a key (`weft admin create-key <user>`) and run `weft setup --key <key>`');
+  });
+});
+
+describe('weft setup at a terminal', () => {
+  it('does not show a pasted key as it is typed, and saves it', async () => {
+    const { key } = await userKey(`tty-${testId}`);
+    const pane = await startInTmux(weftCommandLine(['setup', '--url', gateway.base]), env(), home);
+    try {
+      const shown = (text: string) =>
+        vi.waitFor(
+          async () => {
+            const screen = await pane.screen();
+            if (!screen.includes(text)) throw new Error(`the pane does not show ${text}; it shows:\n${screen}`);
+            return screen;
+          },
+          { timeout: 30_000, interval: 100 },
+        );
+      await shown('? your API key (weft_…; not shown as you type)');
+      await pane.typeLine(key);
+      const screen = await shown('[exit ');
+      expect(screen).toContain(`✓ key accepted: you are tty-${testId}`);
+      expect(screen).not.toContain(key);
+      expect(screen).not.toContain(key.slice(0, 12));
+      expect(await savedConfig()).toEqual({ url: gateway.base, key });
+    } finally {
+      await pane.close();
+    }
   });
 });
 
