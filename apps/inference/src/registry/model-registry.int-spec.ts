@@ -95,7 +95,7 @@ describe('the registry of pulled models', () => {
 
   it('refuses to pull over an id that is taken', async () => {
     const failure = (await pull({ source: `${server.base}/files/tiny.gguf`, id: 'tiny' }).catch((error: unknown) => error)) as AppError;
-    expect(failure.code).toBe(ErrorCode.InvalidRequest);
+    expect(failure.code).toBe(ErrorCode.Conflict);
     expect(failure.message).toBe('A pulled model is already registered as "tiny": remove it first (weft admin models remove tiny) or pull under another --id');
   });
 

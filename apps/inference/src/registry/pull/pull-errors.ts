@@ -5,7 +5,7 @@ export type PullFailure = 'source' | 'unreachable' | 'http-status' | 'interrupte
 
 /** A pull that cannot go on: the message names the source and what to do. */
 export function pullFailed(reason: PullFailure, message: string, details: Record<string, unknown> = {}, cause?: unknown): AppError {
-  const code = reason === 'source' || reason === 'id-taken' ? ErrorCode.InvalidRequest : ErrorCode.ModelDownloadFailed;
+  const code = reason === 'source' ? ErrorCode.InvalidRequest : reason === 'id-taken' ? ErrorCode.Conflict : ErrorCode.ModelDownloadFailed;
   return new AppError(code, message, { reason, ...details }, reason === 'unreachable' || reason === 'interrupted', cause === undefined ? undefined : { cause });
 }
 
