@@ -185,6 +185,11 @@ export class ApiClient {
     return (await this.api.json(apiRoutes.chains, { params: { id: sessionId } })).chains;
   }
 
+  /** The same without a session: listing creates nothing. */
+  async listWorkspaceChains(workspaceId: string): Promise<ChainListing[]> {
+    return (await this.api.json(apiRoutes.workspaceChains, { params: { id: workspaceId } })).chains;
+  }
+
   /** The workspace's shared notes, oldest first. */
   async listNotes(workspaceId: string): Promise<Note[]> {
     return (await this.api.json(apiRoutes.notes, { params: { id: workspaceId } })).notes;

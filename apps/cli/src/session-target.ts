@@ -29,11 +29,16 @@ export async function openSession(
   title?: string,
 ): Promise<string> {
   if (options.session) return options.session;
-  const workspaceId = options.workspace ?? (await workspaceForFolder(ctx, client, resolve(ctx.cwd, options.dir ?? '.'), { fresh: options.newWorkspace }));
+  const workspaceId = await openWorkspace(ctx, client, options);
   const model = options.model ?? (await defaultModel(ctx, client));
   const sessionId = await client.createSession({ workspaceId, model, title });
   status(ctx, `session ${sessionId} · workspace ${workspaceId} · model ${model}`);
   return sessionId;
+}
+
+/** `--workspace`, or the workspace of `--dir` (default: cwd): the one it was uploaded to, synced, or a new upload. */
+export async function openWorkspace(ctx: CliContext, client: ApiClient, options: SessionTargetOptions): Promise<string> {
+  return options.workspace ?? (await workspaceForFolder(ctx, client, resolve(ctx.cwd, options.dir ?? '.'), { fresh: options.newWorkspace }));
 }
 
 async function defaultModel(ctx: CliContext, client: ApiClient): Promise<string> {

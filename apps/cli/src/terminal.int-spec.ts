@@ -6,7 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { type GatewayUnderTest, startGatewayUnderTest } from '../../gateway/src/test/gateway-under-test';
 import { ScriptedWorkersModule, script } from '../../gateway/src/test/scripted-workers';
 import { sessionApi } from '../../gateway/src/test/session-api';
-import { buildCli, weftCommandLine } from './testing/built-cli';
+import { buildCli, weft, weftCommandLine } from './testing/built-cli';
 import { type TmuxPane, startInTmux } from './testing/tmux';
 
 /**
@@ -97,6 +97,25 @@ describe('weft run at a terminal', () => {
     const raw = await untilShown(await inTmux(['run', 'again', '--session', f.sessionId, '--raw'], f), '[exit 0]');
     expect(raw).toContain('| a.ts | 12 |');
     expect(raw).toContain('```ts');
+  });
+});
+
+describe('weft chain --list', () => {
+  it("lists a workspace's chains without creating a session", async () => {
+    const chain = ['description: find and fix a bug', 'inputs:', '  issue: { description: what is broken }', 'steps:', '  - name: find', '    prompt: "Find {{ inputs.issue }}"'].join('\n');
+    const f = await client.fixture(`chains-${testId}`, {}, { '.weft/chains/fix-bug.yaml': chain });
+    const sessions = async () => ((await client.api('GET', '/v1/sessions', f.key)).json.sessions as unknown[]).length;
+    expect(await sessions()).toBe(1);
+
+    const listed = await weft(['chain', '--list', '--workspace', f.workspaceId], env(f));
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toBe('fix-bug  issue=…  find and fix a bug\n');
+    expect(await sessions()).toBe(1);
+
+    const other = await client.fixture(`chains-other-${testId}`);
+    const refused = await weft(['chain', '--list', '--workspace', f.workspaceId], env(other));
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`Workspace ${f.workspaceId} not found`);
   });
 });
 

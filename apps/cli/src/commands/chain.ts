@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { inputsFromWords } from '../chain-inputs';
 import { connect, type CliContext } from '../context';
 import { UsageError } from '../errors';
-import { openSession } from '../session-target';
+import { openSession, openWorkspace } from '../session-target';
 import { type OneTurnOptions, followOneTurn, withOneTurnOptions } from './run';
 
 interface ChainOptions extends OneTurnOptions {
@@ -21,14 +21,16 @@ export function chainCommand(ctx: CliContext): Command {
     .action(async (name: string | undefined, inputs: string[], options: ChainOptions) => {
       const client = await connect(ctx);
       if (!options.list && !name) throw new UsageError('name the chain to run, or pass --list');
-      const sessionId = await openSession(ctx, client, options, name ? `chain ${name}` : undefined);
       if (options.list) {
-        for (const chain of await client.listChains(sessionId)) {
+        // The session's workspace, or the one --workspace or the folder names: no session is made to list.
+        const chains = options.session ? await client.listChains(options.session) : await client.listWorkspaceChains(await openWorkspace(ctx, client, options));
+        for (const chain of chains) {
           if ('error' in chain) ctx.stdout.write(`${chain.name}  ${chain.error}\n`);
           else ctx.stdout.write(`${chain.name}  ${Object.keys(chain.inputs).map((key) => `${key}=…`).join(' ')}  ${chain.description ?? ''}\n`);
         }
         return;
       }
+      const sessionId = await openSession(ctx, client, options, `chain ${name as string}`);
       const start = { chain: name as string, inputs: inputsFromWords(inputs) };
       await followOneTurn(ctx, client, sessionId, start, options);
     });

@@ -12,10 +12,11 @@ import { SandboxSessionsClient } from './sandbox-sessions.client';
 import { SandboxCheckController } from './sandbox-check.controller';
 import { SandboxImagesController } from './sandbox-images.controller';
 import { SessionsService } from './sessions.service';
+import { WorkspaceChainsController } from './workspace-chains.controller';
 
 @Module({
   imports: [EventsModule, ModelsModule, WorkspacesModule, TurnQueueModule, TurnControlModule, ChainsModule],
-  controllers: [SessionsController, SessionEventsController, SandboxImagesController, SandboxCheckController],
+  controllers: [SessionsController, SessionEventsController, SandboxImagesController, SandboxCheckController, WorkspaceChainsController],
   providers: [SessionsRepository, SessionsService, SandboxSessionsClient],
   exports: [SessionsRepository],
 })

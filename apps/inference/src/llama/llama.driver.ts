@@ -79,10 +79,13 @@ export class LlamaDriver implements InferenceDriver {
     return this.models.map((config) => {
       const loaded = this.ready.get(config.id);
       const stats = loaded?.stats();
+      // The express sequences are in the pool, so in its free count: in the total too (not `3/2` free).
+      const total = config.sequences + config.expressSequences;
       return {
         ...info(config),
+        sequences: total,
         loaded: loaded !== undefined,
-        freeSequences: stats?.free ?? config.sequences,
+        freeSequences: stats?.free ?? total,
         queued: stats?.queued ?? 0,
         maxQueue: config.maxQueue,
         cachedSessions: (stats?.sessions ?? []).slice(0, MAX_ANNOUNCED_SESSIONS),

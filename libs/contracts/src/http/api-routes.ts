@@ -101,6 +101,7 @@ export const apiRoutes = {
   cancelTurn: route({ method: 'POST', path: '/v1/sessions/:id/turns/:turnId/cancel', summary: 'Stop a running turn; it ends with turn.cancelled', tag: 'Sessions', auth: 'user', status: 202, response: 'application/json' }),
   events: route({ method: 'GET', path: '/v1/sessions/:id/events', summary: "The session's events as Server-Sent Events, after `Last-Event-ID` or `?after=`", tag: 'Sessions', auth: 'user', response: EVENT_STREAM }),
   chains: route({ method: 'GET', path: '/v1/sessions/:id/chains', summary: "The chains of the session's workspace (.weft/chains)", tag: 'Sessions', auth: 'user', response: answers.chainsSchema }),
+  workspaceChains: route({ method: 'GET', path: '/v1/workspaces/:id/chains', summary: "The workspace's chains (.weft/chains), without a session", tag: 'Workspaces', auth: 'user', response: answers.chainsSchema }),
   runChain: route({ method: 'POST', path: '/v1/sessions/:id/chains/:name', summary: 'Run a chain with its inputs as a turn', tag: 'Sessions', auth: 'user', status: 202, body: runChainBodySchema, response: answers.turnStartedSchema }),
   sessionMcp: route({ method: 'GET', path: '/v1/sessions/:id/mcp', summary: "The session's MCP servers and their tools", tag: 'Sessions', auth: 'user', response: 'application/json' }),
 
