@@ -47,6 +47,9 @@ describe('dependency installs through the allow-listing proxy (real Docker, real
     expect(result.stdout).toContain('example.com');
     expect(result.stdout).toContain('WEFT_PROXY_ALLOWED_HOSTS');
     expect(result.stderr).toMatch(/CONNECT tunnel failed, response 403/);
+    // For a refused CONNECT clients print only the status; the same words travel in a header.
+    const verbose = await run(session('usr_proxya'), "curl -sSv --max-time 20 -o /dev/null https://example.com/ 2>&1 | grep -i '^< x-weft' || true");
+    expect(verbose.stdout).toContain("X-Weft-Proxy-Refused: Weft's sandbox proxy refused example.com: it is not on the allow list (WEFT_PROXY_ALLOWED_HOSTS in .env).");
   });
 
   it('has no route out but the proxy: direct connections fail', async () => {
