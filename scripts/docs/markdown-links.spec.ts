@@ -10,7 +10,7 @@ describe('links in the documentation', () => {
     const files = documentationFiles(REPO_ROOT);
     expect(files).toContain('docs/README.md');
     expect(formatBroken(brokenLinks(REPO_ROOT, files))).toBe('');
-  });
+  }, 120_000); // a few hundred KB of Markdown: seconds on a loaded 2-core machine
 });
 
 describe('linksOf', () => {

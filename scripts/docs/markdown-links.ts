@@ -39,43 +39,46 @@ function plainText(node: Nodes): string {
   return 'children' in node ? node.children.map((child) => plainText(child)).join('') : '';
 }
 
-/** Every link, image and link definition of a Markdown document (code blocks are not links). */
-export function linksOf(markdown: string): MarkdownLink[] {
-  const links: MarkdownLink[] = [];
-  visit(parse(markdown), (node) => {
-    if (node.type === 'link' || node.type === 'image' || node.type === 'definition') {
-      links.push({ url: node.url, line: node.position?.start.line ?? 0 });
-    }
-  });
-  return links;
+/** What the link check needs of a document, from one parse. */
+export interface MarkdownOutline {
+  /** Every link, image and link definition (code blocks are not links). */
+  links: MarkdownLink[];
+  /** The anchors it has on GitHub: its headings' slugs (duplicates numbered) and HTML ids. */
+  anchors: Set<string>;
 }
 
-/** The anchors a document has on GitHub: its headings' slugs (duplicates numbered) and HTML ids. */
-export function anchorsOf(markdown: string): Set<string> {
+export function outlineOf(markdown: string): MarkdownOutline {
   const slugger = new GithubSlugger();
-  const anchors = new Set<string>();
+  const outline: MarkdownOutline = { links: [], anchors: new Set() };
   visit(parse(markdown), (node) => {
-    if (node.type === 'heading') anchors.add(slugger.slug(plainText(node)));
-    if (node.type === 'html') for (const match of node.value.matchAll(HTML_ANCHOR)) anchors.add(match[1] ?? '');
+    if (node.type === 'link' || node.type === 'image' || node.type === 'definition') {
+      outline.links.push({ url: node.url, line: node.position?.start.line ?? 0 });
+    }
+    if (node.type === 'heading') outline.anchors.add(slugger.slug(plainText(node)));
+    if (node.type === 'html') for (const match of node.value.matchAll(HTML_ANCHOR)) outline.anchors.add(match[1] ?? '');
   });
-  return anchors;
+  return outline;
 }
+
+export const linksOf = (markdown: string): MarkdownLink[] => outlineOf(markdown).links;
+export const anchorsOf = (markdown: string): Set<string> => outlineOf(markdown).anchors;
 
 /** Relative links of the given files (paths from root) whose file or anchor does not exist. */
 export function brokenLinks(root: string, files: string[]): BrokenLink[] {
-  const anchorCache = new Map<string, Set<string>>();
-  const anchorsIn = (path: string): Set<string> => {
-    let anchors = anchorCache.get(path);
-    if (!anchors) {
-      anchors = anchorsOf(readFileSync(path, 'utf8'));
-      anchorCache.set(path, anchors);
+  // Parsing is the slow part: each document once, whether it links or is linked to.
+  const outlines = new Map<string, MarkdownOutline>();
+  const outline = (path: string): MarkdownOutline => {
+    let found = outlines.get(path);
+    if (!found) {
+      found = outlineOf(readFileSync(path, 'utf8'));
+      outlines.set(path, found);
     }
-    return anchors;
+    return found;
   };
   const broken: BrokenLink[] = [];
   for (const file of files) {
     const source = resolve(root, file);
-    for (const link of linksOf(readFileSync(source, 'utf8'))) {
+    for (const link of outline(source).links) {
       if (EXTERNAL.test(link.url)) continue;
       const [rawPath = '', rawAnchor] = link.url.split('#', 2);
       const target = rawPath === '' ? source : resolve(dirname(source), decodeURIComponent(rawPath));
@@ -86,7 +89,7 @@ export function brokenLinks(root: string, files: string[]): BrokenLink[] {
         report(`${relative(root, target)} does not exist`);
       } else if (rawAnchor !== undefined && target.endsWith('.md') && statSync(target).isFile()) {
         const anchor = decodeURIComponent(rawAnchor);
-        if (!anchorsIn(target).has(anchor)) report(`${relative(root, target)} has no heading #${anchor}`);
+        if (!outline(target).anchors.has(anchor)) report(`${relative(root, target)} has no heading #${anchor}`);
       }
     }
   }
