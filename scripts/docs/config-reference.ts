@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { gatewaySettingsSchema } from '../../apps/gateway/src/config';
 import { inferenceConfigSchema, sandboxConfigSchema, toolsConfigSchema } from '../../libs/config/src/apps';
-import { composeEnvironment, composeInterpolations, describeComposeValue } from './compose-settings';
+import { type ComposeInterpolation, composeEnvironment, composeInterpolations, describeComposeValue } from './compose-settings';
 import { SchemaComments } from './schema-comments';
 
 export const REPO_ROOT = resolve(__dirname, '../..');
@@ -19,6 +19,20 @@ const APPS = [
 
 /** Schema keys that are not variables themselves. */
 const DISPLAY_NAMES: Record<string, string> = { PROVIDER_API_KEYS: '`<NAME>_API_KEY`' };
+
+/** The other compose files, each with the `.env` settings it reads. */
+const EXTRA_COMPOSE_FILES = [
+  {
+    file: 'docker-compose.fleet.yml',
+    title: '`docker-compose.fleet.yml`',
+    intro: 'Added to the central stack (`-f docker-compose.yml -f docker-compose.fleet.yml`) so inference workers on other hosts can reach NATS.',
+  },
+  {
+    file: 'docker-compose.worker.yml',
+    title: '`docker-compose.worker.yml`',
+    intro: "What a GPU host elsewhere runs: one inference worker joining the central stack's NATS ([admin guide](admin-guide.md#the-fleet-gpus-on-other-machines)).",
+  },
+] as const;
 
 /** Compose settings that feed no Weft service (the proxy is squid): what they mean. */
 const COMPOSE_ONLY_MEANINGS: Record<string, string> = {
@@ -63,6 +77,9 @@ export function renderConfigReference(root = REPO_ROOT): string {
     '',
     ...composeTable(composeText, comments),
   ];
+  for (const extra of EXTRA_COMPOSE_FILES) {
+    lines.push('', `### ${extra.title}`, '', extra.intro, '', ...composeTable(readFileSync(join(root, extra.file), 'utf8'), comments));
+  }
   for (const app of APPS) {
     lines.push('', `## ${app.service}`, '', `Parsed by \`${app.variable}\` (\`${app.source}\`).`, '');
     lines.push(...serviceTable(app.schema, comments.of(app.variable), environment.get(app.service) ?? new Map()));
@@ -101,7 +118,7 @@ function composeTable(composeText: string, comments: SchemaComments): string[] {
     const meaning =
       uses.map((use) => descriptions.get(`${use.service}.${use.target.replace(/^environment\./, '')}`)).find(Boolean) ??
       COMPOSE_ONLY_MEANINGS[variable] ??
-      structuralMeaning(uses[0]?.target ?? '');
+      structuralMeaning(uses[0]);
     return [`\`${variable}\``, defaultCell, sets, meaning];
   });
   return table(['variable', 'default', 'sets', 'meaning'], rows);
@@ -119,10 +136,10 @@ function describeTarget(target: string, value: string): string {
 }
 
 /** A meaning for settings that feed the compose file itself rather than a service's schema. */
-function structuralMeaning(target: string): string {
-  if (target === 'image') return 'The image name; the default is the official one, which `npm run images` also builds locally.';
-  if (target === 'ports') return 'The host port the gateway is published on.';
-  if (target === 'volumes') return 'A host path or a named volume, mounted as shown.';
+function structuralMeaning(use: ComposeInterpolation | undefined): string {
+  if (use?.target === 'image') return 'The image name; the default is the official one, which `npm run images` also builds locally.';
+  if (use?.target === 'ports') return `The host port ${use.service} is published on.`;
+  if (use?.target === 'volumes') return 'A host path or a named volume, mounted as shown.';
   return '';
 }
 
