@@ -164,7 +164,6 @@ describe('the web client in Chromium, served by the gateway', () => {
     const makeAsk = make.getByRole('group', { name: 'Permission request for run_command' });
     await makeAsk.waitFor();
     await expect.poll(textOf(makeAsk), eventually).toContain('Bash(make)');
-    await shot('chat-permission');
 
     // Reload while the turn waits: the page replays the log and shows everything once.
     await page.reload();
@@ -207,6 +206,14 @@ describe('the web client in Chromium, served by the gateway', () => {
     await expect.poll(textOf(page.getByLabel('Contents of src/greet.js')), eventually).toContain("return 'Hello from Weft, ' + name;");
     // The line the edit changed (the second) is marked beside the line numbers.
     await expect.poll(() => page.getByLabel('Contents of src/greet.js').getAttribute('data-changed-lines'), eventually).toBe('2');
+    // Its bar sits left of the number, not over it (a one-digit gutter had no room for both).
+    const numberClear = await page.evaluate<number>(`(() => {
+      const line = document.querySelector('.code .gutter li.changed');
+      const text = document.createRange();
+      text.selectNodeContents(line);
+      return text.getBoundingClientRect().left - line.getBoundingClientRect().left;
+    })()`);
+    expect(numberClear).toBeGreaterThanOrEqual(5);
     await shot('chat');
     expect(await accessibilityViolations(page)).toEqual([]);
 
@@ -335,13 +342,17 @@ describe('the web client in Chromium, served by the gateway', () => {
       expect(await plan.locator('[data-status="completed"]').count()).toBe(2);
       await expect.poll(textOf(tab.locator('[data-thread-id] summary').first()), eventually).toContain('Subtask 1 of 2: Survey');
     }
+    // The subtasks' JSON the model was asked for is the plan card's, never text of a bubble.
+    expect(await page.locator('.bubble.assistant').filter({ hasText: '"subtasks"' }).count()).toBe(0);
     // The survey's listing is folded under its subtask.
     const survey = page.locator('[data-thread-id]').first();
     await survey.locator('summary').first().click();
     await survey.getByRole('article', { name: 'Tool call list_directory' }).waitFor();
 
     // Notes: added here, read back from the API, seen by the other tab after a reload.
+    // Empty notes start folded (the files get the room); a click opens them.
     const notes = page.getByRole('region', { name: 'Notes', exact: true });
+    await notes.locator('summary').click();
     await notes.getByLabel('Add a note').fill('The survey lists src/ only.');
     await notes.getByRole('button', { name: 'Add note' }).click();
     await notes.getByText('The survey lists src/ only.').waitFor();

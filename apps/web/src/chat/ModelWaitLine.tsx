@@ -22,10 +22,10 @@ export function ModelWaitLine({ wait, model }: { wait: ModelWait; model: string 
       <span>
         {/* Announced once per wait, not every second. */}
         <span role="status">
-          {model ?? 'The model'} is reading {wait.what}
+          {model ?? 'The model'} is reading {wait.what} before it answers
         </span>{' '}
         <span className="hint" data-seconds={seconds}>
-          · {seconds} s, before it writes
+          · {seconds} s
         </span>
       </span>
     </div>
