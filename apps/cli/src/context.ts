@@ -34,7 +34,7 @@ export function errColors(ctx: CliContext): Colors {
 
 /** Answers' Markdown rendered for the terminal; none (as written) with `--raw` or where stdout is not a terminal. */
 export function answerMarkdown(ctx: CliContext, raw: boolean | undefined): MarkdownToTerminal | undefined {
-  return ctx.stdout.isTTY && !raw ? terminalMarkdown(ctx.stdout.columns) : undefined;
+  return ctx.stdout.isTTY && !raw ? terminalMarkdown(ctx.stdout.columns, !ctx.env.NO_COLOR) : undefined;
 }
 
 /** Status lines go to stderr, so stdout carries only the answer (or JSONL). */

@@ -1,3 +1,4 @@
+import { stripVTControlCharacters } from 'node:util';
 import { Marked } from 'marked';
 import { markedTerminal } from 'marked-terminal';
 
@@ -7,11 +8,17 @@ export type MarkdownToTerminal = (markdown: string) => string;
 /** Text this wide at most, even on a wider terminal: long lines are hard to read. */
 const MAX_WIDTH = 120;
 
-/** GitHub-flavoured Markdown for a terminal `columns` wide (marked with marked-terminal). */
-export function terminalMarkdown(columns: number | undefined): MarkdownToTerminal {
+/**
+ * GitHub-flavoured Markdown for a terminal `columns` wide (marked with marked-terminal). Without
+ * `colors` (NO_COLOR) its styling is taken off again: marked-terminal's chalk does not read NO_COLOR.
+ */
+export function terminalMarkdown(columns: number | undefined, colors: boolean): MarkdownToTerminal {
   const width = Math.min(columns ?? 80, MAX_WIDTH);
   const marked = new Marked({ gfm: true, async: false }, markedTerminal({ width, reflowText: true, emoji: false, showSectionPrefix: false, tab: 2 }));
-  return (markdown) => marked.parse(markdown, { async: false });
+  return (markdown) => {
+    const text = marked.parse(markdown, { async: false });
+    return colors ? text : stripVTControlCharacters(text);
+  };
 }
 
 /**

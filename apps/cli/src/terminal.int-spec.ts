@@ -19,8 +19,8 @@ let home: string;
 let testId = 0;
 const panes: TmuxPane[] = [];
 
-function env(f: { key: string }): Record<string, string> {
-  return { XDG_CONFIG_HOME: join(home, 'config'), HOME: home, WEFT_URL: gateway.base, WEFT_KEY: f.key };
+function env(f: { key: string; NO_COLOR?: string }): Record<string, string> {
+  return { XDG_CONFIG_HOME: join(home, 'config'), HOME: home, WEFT_URL: gateway.base, WEFT_KEY: f.key, ...(f.NO_COLOR ? { NO_COLOR: f.NO_COLOR } : {}) };
 }
 
 /** Waits until the pane shows `text`; the screen it last saw is in the failure. */
@@ -51,7 +51,7 @@ beforeEach(async (context) => {
   context.onTestFinished(() => rm(home, { recursive: true, force: true }));
 });
 
-async function inTmux(args: string[], f: { key: string }): Promise<TmuxPane> {
+async function inTmux(args: string[], f: { key: string; NO_COLOR?: string }): Promise<TmuxPane> {
   const pane = await startInTmux(weftCommandLine(args), env(f), home);
   panes.push(pane);
   return pane;
@@ -97,6 +97,13 @@ describe('weft run at a terminal', () => {
     const raw = await untilShown(await inTmux(['run', 'again', '--session', f.sessionId, '--raw'], f), '[exit 0]');
     expect(raw).toContain('| a.ts | 12 |');
     expect(raw).toContain('```ts');
+
+    // NO_COLOR: drawn, but without the renderer's colours and bold.
+    script(f.sessionId, [{ text: 'That is **all**.' }]);
+    const plain = await inTmux(['run', 'once more', '--session', f.sessionId], { ...f, NO_COLOR: '1' });
+    await untilShown(plain, '[exit 0]');
+    const shown = (await plain.screen({ escapes: true })).split('\n').find((line) => line.includes('That is'));
+    expect(shown).toBe('That is all.');
   });
 });
 

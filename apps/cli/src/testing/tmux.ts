@@ -7,8 +7,8 @@ const run = promisify(execFile);
 
 /** A program running in a real terminal (a tmux pane) that a test types into and reads back. */
 export interface TmuxPane {
-  /** What the pane shows now, trailing blanks trimmed from each line. */
-  screen(): Promise<string>;
+  /** What the pane shows now, trailing blanks trimmed from each line; with `escapes`, its colours as escape sequences. */
+  screen(options?: { escapes?: boolean }): Promise<string>;
   /** Types `text` and presses Enter. */
   typeLine(text: string): Promise<void>;
   /** Ends the pane's tmux server (and the program, if it still runs). */
@@ -26,7 +26,7 @@ export async function startInTmux(argv: string[], env: Record<string, string>, c
   const shell = `${quote(['env', '-i', ...environment, ...argv])}; echo "[exit $?]"; exec sleep 600`;
   await tmux('new-session', '-d', '-s', 'weft', '-x', '160', '-y', '50', 'bash', '-c', shell);
   return {
-    screen: async () => (await tmux('capture-pane', '-p', '-t', 'weft')).stdout.replace(/[ \t]+$/gm, ''),
+    screen: async (options = {}) => (await tmux('capture-pane', '-p', ...(options.escapes ? ['-e'] : []), '-t', 'weft')).stdout.replace(/[ \t]+$/gm, ''),
     typeLine: async (text) => {
       await tmux('send-keys', '-t', 'weft', '-l', text);
       await tmux('send-keys', '-t', 'weft', 'Enter');
