@@ -8,6 +8,7 @@ source scripts/images/names.sh
 export DOCKER_BUILDKIT=0   # Debian's engine ships without buildx
 
 bash scripts/images/base.sh
+if [ "${WEFT_IMAGES_TOOLCHAINS:-1}" = 1 ]; then BASE_IMAGE_TRIXIE="$WEFT_TRIXIE_IMAGE" bash scripts/images/base.sh trixie; fi
 
 ctx=$(mktemp -d /tmp/weft-images.XXXXXX)
 trap 'rm -rf "$ctx"' EXIT
@@ -33,10 +34,15 @@ docker build -q -t "$WEFT_SANDBOX_IMAGE" --build-arg NODE_IMAGE="$WEFT_NODE_IMAG
   -f docker/sandbox-runtime.Dockerfile docker
 docker build -q -t "$WEFT_SANDBOX_DEV_IMAGE" --build-arg NODE_IMAGE="$WEFT_NODE_IMAGE" \
   -f docker/sandbox-dev.Dockerfile docker
-# Go and Rust more than double the dev image: only on request.
-if [ "${WEFT_IMAGES_POLYGLOT:-0}" = 1 ]; then
-  docker build -q -t "$WEFT_SANDBOX_POLYGLOT_IMAGE" --build-arg DEV_IMAGE="$WEFT_SANDBOX_DEV_IMAGE" \
-    -f docker/sandbox-polyglot.Dockerfile docker
+# Go, Rust and Java with Maven from Debian 13, each one layer on a base they share (a workspace
+# with a Cargo.toml, go.mod or pom.xml runs in its toolchain's image). Cached like the others:
+# only a first build installs anything.
+if [ "${WEFT_IMAGES_TOOLCHAINS:-1}" = 1 ]; then
+  docker build -q -t "$WEFT_TOOLCHAIN_BASE_IMAGE" --build-arg NODE_IMAGE="$WEFT_NODE_IMAGE" \
+    --build-arg TRIXIE_IMAGE="$WEFT_TRIXIE_IMAGE" -f docker/sandbox-toolchain-base.Dockerfile docker
+  docker build -q -t "$WEFT_SANDBOX_GO_IMAGE" --build-arg BASE_IMAGE="$WEFT_TOOLCHAIN_BASE_IMAGE" -f docker/sandbox-go.Dockerfile docker
+  docker build -q -t "$WEFT_SANDBOX_RUST_IMAGE" --build-arg BASE_IMAGE="$WEFT_TOOLCHAIN_BASE_IMAGE" -f docker/sandbox-rust.Dockerfile docker
+  docker build -q -t "$WEFT_SANDBOX_JAVA_IMAGE" --build-arg BASE_IMAGE="$WEFT_TOOLCHAIN_BASE_IMAGE" -f docker/sandbox-java.Dockerfile docker
 fi
 docker build -q -t "$WEFT_PROXY_IMAGE" -f docker/egress-proxy.Dockerfile docker
 

@@ -6,8 +6,13 @@ export WEFT_REDIS_IMAGE=${WEFT_REDIS_IMAGE:-redis:7.0-bookworm}
 export WEFT_NATS_IMAGE=${WEFT_NATS_IMAGE:-nats:2.9-alpine}
 export WEFT_SANDBOX_IMAGE=${WEFT_SANDBOX_IMAGE:-weft/sandbox-runtime:latest}
 export WEFT_SANDBOX_DEV_IMAGE=${WEFT_SANDBOX_DEV_IMAGE:-weft/sandbox-dev:latest}
-# sandbox-dev plus Go and Rust; built only with WEFT_IMAGES_POLYGLOT=1 (0.92 GB more).
-export WEFT_SANDBOX_POLYGLOT_IMAGE=${WEFT_SANDBOX_POLYGLOT_IMAGE:-weft/sandbox-polyglot:latest}
+# The toolchain images (Debian 13's Go, Rust, Java with Maven) and the base they share; skipped
+# with WEFT_IMAGES_TOOLCHAINS=0.
+export WEFT_TRIXIE_IMAGE=${WEFT_TRIXIE_IMAGE:-debian:trixie-slim}
+export WEFT_TOOLCHAIN_BASE_IMAGE=${WEFT_TOOLCHAIN_BASE_IMAGE:-weft/sandbox-toolchain-base:latest}
+export WEFT_SANDBOX_GO_IMAGE=${WEFT_SANDBOX_GO_IMAGE:-weft/sandbox-go:latest}
+export WEFT_SANDBOX_RUST_IMAGE=${WEFT_SANDBOX_RUST_IMAGE:-weft/sandbox-rust:latest}
+export WEFT_SANDBOX_JAVA_IMAGE=${WEFT_SANDBOX_JAVA_IMAGE:-weft/sandbox-java:latest}
 export WEFT_PROXY_IMAGE=${WEFT_PROXY_IMAGE:-weft/egress-proxy:latest}
 export WEFT_APP_IMAGE=${WEFT_APP_IMAGE:-weft/app:latest}
 # NVIDIA's CUDA 13 runtime (cudart, cuBLAS) for the GPU inference image; node-llama-cpp 3.22's

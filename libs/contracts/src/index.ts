@@ -23,6 +23,7 @@ export {
   QueueGroups,
   SandboxSubjects,
   ToolsSubjects,
+  inferenceWorkerAliveSubject,
   inferenceWorkerEmbedSubject,
   inferenceWorkerGenerateSubject,
   sandboxRunOutputSubject,
@@ -122,6 +123,8 @@ export {
   runOutputMessageSchema,
   sandboxImageIdSchema,
   sandboxImagesSchema,
+  resolvedSandboxImageSchema,
+  resolveImageRequestSchema,
   sandboxNetworkSchema,
   workspaceChangesSchema,
 } from './sandbox';
@@ -133,6 +136,7 @@ export type {
   McpStdioServer,
   RunOutputMessage,
   SandboxImages,
+  ResolvedSandboxImage,
   SandboxNetwork,
   WorkspaceChanges,
 } from './sandbox';

@@ -22,6 +22,8 @@ import {
   releaseSessionRequestSchema,
   releaseSessionResultSchema,
   sandboxImagesSchema,
+  resolveImageRequestSchema,
+  resolvedSandboxImageSchema,
 } from './sandbox';
 import { InferenceSubjects, SandboxSubjects, ToolsSubjects } from './subjects';
 import {
@@ -105,6 +107,7 @@ export const Routes = {
   sandboxCancel: event(SandboxSubjects.cancel, cancelRunSchema),
   sandboxWorkerAnnounced: event(SandboxSubjects.workerAnnounced, serviceHeartbeatSchema),
   sandboxImages: route(SandboxSubjects.images, z.object({}), sandboxImagesSchema),
+  sandboxResolveImage: route(SandboxSubjects.resolveImage, resolveImageRequestSchema, resolvedSandboxImageSchema),
   sandboxReleaseSession: route(SandboxSubjects.releaseSession, releaseSessionRequestSchema, releaseSessionResultSchema),
   sandboxMcpListTools: route(SandboxSubjects.mcpListTools, mcpListToolsRequestSchema, mcpListToolsResultSchema),
   sandboxMcpCallTool: route(SandboxSubjects.mcpCallTool, mcpCallToolRequestSchema, mcpCallToolResultSchema),

@@ -135,6 +135,25 @@ export const sandboxImagesSchema = z.object({
 });
 export type SandboxImages = z.infer<typeof sandboxImagesSchema>;
 
+/**
+ * The image a workspace's commands run in and what chose it: the session (`request`), the
+ * workspace's `.weft/settings.json` (`settings`), its devcontainer's image (`devcontainer`), a
+ * build file of its project such as `Cargo.toml` (`project`), or the catalogue's `default`.
+ */
+export const resolvedSandboxImageSchema = z.object({
+  /** The catalogue id. */
+  id: sandboxImageIdSchema,
+  /** The image reference the engine runs. */
+  image: z.string(),
+  source: z.enum(['request', 'settings', 'devcontainer', 'project', 'default']),
+  /** The workspace file that chose it, relative to the workspace. */
+  file: z.string().optional(),
+});
+export type ResolvedSandboxImage = z.infer<typeof resolvedSandboxImageSchema>;
+
+/** Which image a workspace's commands would run in now, given the session's own choice if any. */
+export const resolveImageRequestSchema = z.object({ workspaceId: workspaceIdSchema, image: sandboxImageIdSchema.optional() });
+
 /** Removes a session's container (the session was deleted); `removed` counts containers. */
 export const releaseSessionRequestSchema = z.object({ sessionId: execSessionSchema.shape.sessionId });
 export const releaseSessionResultSchema = z.object({ removed: z.number().int().nonnegative() });

@@ -24,6 +24,15 @@ export function inferenceWorkerGenerateSubject(workerId: string): string {
   return `${InferenceSubjects.generate}.${workerId}`;
 }
 
+/**
+ * One worker's liveness probe, answered by its heartbeat thread: asked by a gateway before it
+ * drops a worker that went silent. A process that died has no subscription left, so the probe
+ * gets "no responders" at once; a slow one answers late; a wedged one answers `wedged`.
+ */
+export function inferenceWorkerAliveSubject(workerId: string): string {
+  return `weft.inference.v1.worker.alive.${workerId}`;
+}
+
 /** One worker's own embed subject: the gateway sends to a worker that serves the model. */
 export function inferenceWorkerEmbedSubject(workerId: string): string {
   return `${InferenceSubjects.embed}.${workerId}`;
@@ -48,6 +57,7 @@ export const SandboxSubjects = {
   /** Every sandbox worker listens (no queue group); the one running the long run kills it. */
   cancel: 'weft.sandbox.v1.cancel',
   images: 'weft.sandbox.v1.images',
+  resolveImage: 'weft.sandbox.v1.resolve-image',
   releaseSession: 'weft.sandbox.v1.release-session',
   mcpListTools: 'weft.sandbox.v1.mcp-list-tools',
   mcpCallTool: 'weft.sandbox.v1.mcp-call-tool',

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AppError, ErrorCode, Routes, type ExecResult, type SandboxImages } from '@weft/contracts';
+import { AppError, ErrorCode, Routes, type ExecResult, type ResolvedSandboxImage, type SandboxImages } from '@weft/contracts';
 import { RpcClient } from '@weft/messaging';
 
 /** How long `true` may take inside the container, and how long the gateway waits for a worker's answer. */
@@ -7,6 +7,8 @@ const CHECK_RUN_TIMEOUT_MS = 15_000;
 const CHECK_REPLY_TIMEOUT_MS = 30_000;
 /** Enough of a failed check's stderr to say why, never a flood. */
 const CHECK_STDERR_MAX_CHARS = 500;
+/** Reading a few small files of the workspace; a session's view does not wait longer for it. */
+const RESOLVE_IMAGE_TIMEOUT_MS = 2_000;
 
 /** What `POST /v1/sandbox/check` answers when a container ran `true`. */
 export interface SandboxCheck {
@@ -51,6 +53,15 @@ export class SandboxSessionsClient {
         { image: id, allowed },
       );
     }
+  }
+
+  /** The image the session's next command would run in, and what chose it (the workspace's files may). */
+  resolveImage(workspaceId: string, image: string | null): Promise<ResolvedSandboxImage> {
+    return this.rpc.request(
+      Routes.sandboxResolveImage,
+      { workspaceId, ...(image ? { image } : {}) },
+      { timeoutMs: RESOLVE_IMAGE_TIMEOUT_MS },
+    );
   }
 
   async release(sessionId: string): Promise<number> {

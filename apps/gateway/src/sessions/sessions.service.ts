@@ -87,11 +87,22 @@ export class SessionsService {
 
   async get(ownerId: string, sessionId: string) {
     const session = await this.owned(ownerId, sessionId);
-    const [messages, lastEventId] = await Promise.all([
+    const [messages, lastEventId, sandboxImageInUse] = await Promise.all([
       this.sessions.messages(sessionId),
       this.events.lastId(sessionId),
+      this.imageInUse(session),
     ]);
-    return { ...present(session), instructions: session.instructions, compaction: compactionOf(session), lastEventId, messages };
+    return { ...present(session), sandboxImageInUse, instructions: session.instructions, compaction: compactionOf(session), lastEventId, messages };
+  }
+
+  /** What the session's commands run in now; null when no sandbox worker could say (the session is still served). */
+  private async imageInUse(session: Session) {
+    try {
+      return await this.sandbox.resolveImage(session.workspaceId, session.sandboxImage);
+    } catch (error) {
+      this.logger.warn({ err: error, sessionId: session.id }, 'could not resolve the session\'s sandbox image');
+      return null;
+    }
   }
 
   async update(ownerId: string, sessionId: string, body: UpdateSessionBody) {

@@ -1,8 +1,9 @@
 import { readFile, realpath } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import type { SandboxConfig } from '@weft/config';
-import { AppError, ErrorCode, type SandboxImages } from '@weft/contracts';
+import { AppError, ErrorCode, type ResolvedSandboxImage, type SandboxImages } from '@weft/contracts';
 import { parse as parseJsonc, type ParseError } from 'jsonc-parser';
+import { projectImage } from './project-images';
 
 /** Where a workspace picks its image: `{ "sandboxImage": "<catalogue id>" }`. */
 export const WORKSPACE_SETTINGS_FILE = '.weft/settings.json';
@@ -16,14 +17,18 @@ export interface ResolvedImage {
   id: string;
   /** The image reference the engine runs. */
   image: string;
-  /** What chose it, for the log. */
-  source: 'request' | 'settings' | 'devcontainer' | 'default';
+  /** What chose it. */
+  source: ResolvedSandboxImage['source'];
+  /** The workspace file that chose it (settings, devcontainer or a project's build file). */
+  file?: string;
 }
 
 /**
  * The admin's catalogue of images commands may run in (SANDBOX_IMAGES), and the choice of one
  * for a run: the session's, else the workspace's `.weft/settings.json`, else its devcontainer's
- * image when catalogued, else the default. An id that is not in the catalogue is refused.
+ * image when catalogued, else the image of the toolchain its build files name (`Cargo.toml`:
+ * rust, `go.mod`: go, `pom.xml`/`build.gradle`: java) when catalogued, else the default. An id
+ * that is not in the catalogue is refused.
  */
 export class ImageCatalogue {
   constructor(private readonly config: Pick<SandboxConfig, 'SANDBOX_IMAGES' | 'SANDBOX_DEFAULT_IMAGE'>) {}
@@ -43,11 +48,13 @@ export class ImageCatalogue {
       const chosen = settings?.sandboxImage;
       if (chosen !== undefined) {
         if (typeof chosen !== 'string') throw unknownImage(String(chosen), WORKSPACE_SETTINGS_FILE, this.ids());
-        return { ...this.byId(chosen, WORKSPACE_SETTINGS_FILE), source: 'settings' };
+        return { ...this.byId(chosen, WORKSPACE_SETTINGS_FILE), source: 'settings', file: WORKSPACE_SETTINGS_FILE };
       }
       const devcontainer = await readJsonc(workspaceRoot, DEVCONTAINER_FILE);
       const found = typeof devcontainer?.image === 'string' ? this.byReference(devcontainer.image) : undefined;
-      if (found) return { ...found, source: 'devcontainer' };
+      if (found) return { ...found, source: 'devcontainer', file: DEVCONTAINER_FILE };
+      const project = await projectImage(workspaceRoot, (id) => Object.hasOwn(this.config.SANDBOX_IMAGES, id));
+      if (project) return { ...this.byId(project.imageId, project.file), source: 'project', file: project.file };
     }
     return { ...this.byId(this.config.SANDBOX_DEFAULT_IMAGE, 'SANDBOX_DEFAULT_IMAGE'), source: 'default' };
   }

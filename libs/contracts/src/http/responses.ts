@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { chatMessageSchema, modelInfoSchema } from '../inference';
+import { resolvedSandboxImageSchema } from '../sandbox';
 import { USER_ROLES } from './user-bodies';
 
 /**
@@ -42,7 +43,13 @@ const sessionFields = {
 };
 export const sessionSummarySchema = z.object({ ...sessionFields, preview: z.string().nullish(), lastActivityAt: z.string().nullish() });
 export const sessionsSchema = z.object({ sessions: z.array(sessionSummarySchema) });
-export const sessionSchema = z.object({ ...sessionFields, lastEventId: z.string().nullish(), messages: z.array(chatMessageSchema) });
+export const sessionSchema = z.object({
+  ...sessionFields,
+  /** The image the session's commands run in now and what chose it; null when no sandbox worker answered. */
+  sandboxImageInUse: resolvedSandboxImageSchema.nullish(),
+  lastEventId: z.string().nullish(),
+  messages: z.array(chatMessageSchema),
+});
 
 export const turnStartedSchema = z.object({ turnId: z.string() });
 export const permissionAnsweredSchema = z.object({
