@@ -2,6 +2,9 @@
 # plus the warm pool's runner (weft-run) and a session container's weft-exec and weft-idle.
 ARG NODE_IMAGE=node:24-bookworm-slim
 FROM ${NODE_IMAGE} AS node
+# Execute-only: a process running a binary its user cannot read is non-dumpable, so a snippet
+# cannot ptrace the pooled container's command server (weft-serve, PID 1) or open its pipes.
+RUN chmod 0711 /usr/local/bin/node
 FROM debian:bookworm-slim
 # /cache: the per-user cache volume takes its owner from the first image that mounts it, so every
 # sandbox image has it owned by 10001. No package manager here sets a cache there (no pip, no npm).

@@ -2,8 +2,9 @@
  * `npm run bench:sandbox`: latency of a python `print(1)` through the sandbox worker's warm pool,
  * through the worker with the pool off, and as a plain `docker run --rm` of the same image with
  * the same limits; one after another and as a burst of concurrent runs. Not a test: it prints
- * a table; then `run_command` in a session's warm container against cold ones, and `npm ci` with
- * and without the user's package cache (run-command.ts). Needs the Docker engine and the images
+ * a table, and the default pool meeting a burst twice (it grows between); then `run_command` in
+ * a session's warm container against cold ones, and `npm ci` with and without the user's package
+ * cache (run-command.ts). Needs the Docker engine and the images
  * `npm run images` builds. BENCH_PARTS=pool,commands,npm picks the parts (all by default).
  */
 import 'reflect-metadata';
@@ -40,7 +41,7 @@ async function main(): Promise<void> {
     NATS_URL: nats.url,
     SANDBOX_INSTANCE_ID: INSTANCE,
     LOG_LEVEL: 'warn',
-    ...pick(process.env, ['SANDBOX_IMAGE', 'SANDBOX_RUNTIME', 'SANDBOX_MEMORY_MB', 'SANDBOX_CPUS', 'SANDBOX_PIDS_LIMIT']),
+    ...pick(process.env, ['SANDBOX_IMAGE', 'SANDBOX_RUNTIME', 'SANDBOX_MEMORY_MB', 'SANDBOX_CPUS', 'SANDBOX_PIDS_LIMIT', 'SANDBOX_POOL_SIZE', 'SANDBOX_POOL_MAX']),
   };
   const parts = new Set((process.env.BENCH_PARTS ?? 'pool,commands,npm').split(','));
   try {
@@ -54,24 +55,62 @@ async function main(): Promise<void> {
 /** Snippets through the warm pool, against cold containers and `docker run`. */
 async function benchPool(env: Record<string, string>): Promise<void> {
   // The pool is sized to the burst so every run of it can be served warm.
-  const warm = await throughWorker({ ...env, SANDBOX_POOL_SIZE: String(BURST_SIZE) });
+  const warm = await throughWorker({ ...env, SANDBOX_POOL_SIZE: String(BURST_SIZE), SANDBOX_POOL_MAX: String(BURST_SIZE) });
   const coldWorker = await throughWorker({ ...env, SANDBOX_POOL_SIZE: '0' });
   const coldCli = await throughDockerRun(loadConfig(sandboxConfigSchema, env));
   printTable(loadConfig(sandboxConfigSchema, env), { warm, coldWorker, coldCli });
   console.log('');
+  await benchGrowth(env);
+  console.log('');
 }
 
-/** Runs through a real worker over NATS, as the gateway calls it. */
-async function throughWorker(env: Record<string, string>): Promise<Figures> {
+/** The default pool (SANDBOX_POOL_SIZE, growing to SANDBOX_POOL_MAX): a burst, then the same burst once it has grown. */
+async function benchGrowth(env: Record<string, string>): Promise<void> {
+  const config = loadConfig(sandboxConfigSchema, env);
+  const { pool, call, close } = await startWorker(env);
+  try {
+    await pool.whenFull();
+    const bursts: Array<{ label: string; samples: number[]; wallMs: number; hits: number }> = [];
+    for (const label of ['first burst', 'after growing']) {
+      const hits = pool.stats.hits;
+      const { samples, wallMs } = await burst(BURST_SIZE, call);
+      bursts.push({ label, samples, wallMs, hits: pool.stats.hits - hits });
+      await pool.whenFull();
+    }
+    console.log(
+      `default pool (SANDBOX_POOL_SIZE=${config.SANDBOX_POOL_SIZE}, SANDBOX_POOL_MAX=${config.SANDBOX_POOL_MAX}), a burst of ${BURST_SIZE}, twice:`,
+    );
+    for (const b of bursts) {
+      console.log(
+        `  ${b.label.padEnd(13)} p50 ${Math.round(percentile(b.samples, 50))} ms, p99 ${Math.round(percentile(b.samples, 99))} ms, ` +
+          `wall ${Math.round(b.wallMs)} ms, ${b.hits}/${BURST_SIZE} warm`,
+      );
+    }
+  } finally {
+    await close();
+  }
+}
+
+/** A real worker over NATS, called as the gateway calls it. */
+async function startWorker(env: Record<string, string>) {
   const config = loadConfig(sandboxConfigSchema, env);
   const app: INestMicroservice = await createSandboxApp(config, createLogger('sandbox-bench', config.LOG_LEVEL));
   await app.listen();
   const rpc = await connectRpcClient(config.NATS_URL, 60_000);
-  const pool = app.get(WarmPool);
   const call = async () => {
     const result = await rpc.client.request(Routes.sandboxExec, { mode: 'code', language: 'python', code: CODE });
     if (result.stdout !== '1\n') throw new Error(`unexpected output: ${JSON.stringify(result)}`);
   };
+  const close = async () => {
+    await rpc.close();
+    await app.close();
+  };
+  return { config, pool: app.get(WarmPool), call, close };
+}
+
+/** Runs through a real worker over NATS, as the gateway calls it. */
+async function throughWorker(env: Record<string, string>): Promise<Figures> {
+  const { config, pool, call, close } = await startWorker(env);
   try {
     await pool.whenFull();
     await sequential(WARMUP_RUNS, call);
@@ -84,8 +123,7 @@ async function throughWorker(env: Record<string, string>): Promise<Figures> {
     const note = config.SANDBOX_POOL_SIZE > 0 ? `${hits}/${SEQUENTIAL_RUNS + BURST_SIZE} served warm` : undefined;
     return { sequential: seq, burst: samples, burstWallMs: wallMs, note };
   } finally {
-    await rpc.close();
-    await app.close();
+    await close();
   }
 }
 

@@ -292,6 +292,8 @@ const sandboxEnvSchema = z.object({
   SANDBOX_FILE_MAX_MB: positiveInt().default(256),
   /** Containers kept started ahead of need for snippets without a workspace; 0 turns the pool off. */
   SANDBOX_POOL_SIZE: z.coerce.number().int().min(0).max(64).default(2),
+  /** The most the pool grows to while more snippets than SANDBOX_POOL_SIZE run at once (never below it). */
+  SANDBOX_POOL_MAX: z.coerce.number().int().min(0).max(64).default(16),
   /** A pooled container unused for this long is replaced (it also stops by itself). */
   SANDBOX_POOL_MAX_IDLE_MS: positiveInt().min(10_000).default(600_000),
   /** OCI runtime for sandbox containers, e.g. `runsc` (gVisor); the engine's default when unset. */

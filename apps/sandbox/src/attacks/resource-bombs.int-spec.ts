@@ -103,12 +103,11 @@ describe('attack: resource bombs', () => {
     });
 
     it('a flood of stdout is truncated and the worker does not buffer it', async () => {
-      // A gigabyte; through a session's command server, where every chunk is a base64 JSON frame
-      // (about 20 MB/s on 2 cores), 128 MiB: buffered, its frames alone would pass the bound below.
-      const mib = runs.kind === 'session' ? 128 : 1024;
-      // Buffering the gigabyte would cost at least a gigabyte; streaming it still leaves the
-      // allocator holding freed chunks (RSS rose 156 MiB once on a loaded CI machine).
-      const bound = runs.kind === 'session' ? 128 * MIB : 384 * MIB;
+      // Both kinds answer through a command server (a session's, or a pooled snippet's one-shot
+      // one), where every chunk is a base64 JSON frame (about 20 MB/s on 2 cores): 128 MiB.
+      // Buffered, its frames alone would pass the bound below.
+      const mib = 128;
+      const bound = 128 * MIB;
       const before = process.memoryUsage().rss;
       const code = `head -c ${mib}M /dev/zero; echo finished >&2`;
       const result = await runs.exec({ mode: 'code', language: 'bash', code, timeoutMs: 60_000 });

@@ -13,12 +13,7 @@ export class CappedOutput {
   private tailBytes = 0;
   private total = 0;
 
-  constructor(private maxBytes: number) {}
-
-  /** Sets the cap later, for a stream attached before its run's cap was known. */
-  limit(maxBytes: number): void {
-    this.maxBytes = maxBytes;
-  }
+  constructor(private readonly maxBytes: number) {}
 
   push(chunk: Buffer): void {
     this.total += chunk.length;

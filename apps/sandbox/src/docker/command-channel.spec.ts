@@ -50,6 +50,14 @@ describe('CommandChannel with weft-serve', () => {
     expect(parallel.map((r) => r.stdout)).toEqual(['1\n', '2\n', '3\n']);
   });
 
+  it("gives a run the caller's stdin, then its end", async () => {
+    const { channel } = startServer();
+    const result = await channel.run(['wc', '-l'], '/tmp', { ...options, stdin: 'one\ntwo\n' });
+    expect(result).toMatchObject({ exitCode: 0, stdout: '2\n' });
+    const empty = await channel.run(['cat'], '/tmp', { ...options, stdin: '' });
+    expect(empty).toMatchObject({ exitCode: 0, stdout: '' });
+  });
+
   it('kills nothing outside its runs when it is not in a session container (a host process survives)', async () => {
     // In a container the server sweeps every other process of its user once idle; on a host,
     // as here (as root in CI), that sweep would kill the machine.

@@ -36,15 +36,26 @@ export interface InteractiveRun {
 /** Enough of a stdio server's stderr to say why it failed. */
 const INTERACTIVE_STDERR_BYTES = 8 * 1024;
 
+/** What a command server says of itself when pinged. */
+export interface ServerHello {
+  version: number;
+  /** A warm pool's server: PID 1, sealed, one command, every process dead before it reports the end. */
+  oneShot: boolean;
+}
+
 /**
- * Commands for one session container through its command server (`weft-serve`), over the
- * container's attached stdin and stdout: no `docker exec` per command. The worker keeps the
- * deadline and the output cap; a server that stops answering gets its container removed.
+ * Commands for one container through its command server (`weft-serve`), over the container's
+ * attached stdin and stdout: no `docker exec` per command. A session container's, or a pooled
+ * snippet container's (one command). The worker keeps the deadline and the output cap; a server
+ * that stops answering gets its container removed.
  */
 export class CommandChannel {
   private readonly runs = new Map<string, PendingRun>();
-  private readonly pongs = new Map<string, (version: number) => void>();
+  private readonly pongs = new Map<string, (hello: ServerHello) => void>();
   private closed = false;
+  private onClosed!: () => void;
+  /** Resolves when the attach stream ends: the server (and so, for a pooled one, its container) is gone. */
+  readonly whenClosed = new Promise<void>((resolve) => (this.onClosed = resolve));
 
   constructor(
     private readonly stream: Duplex,
@@ -52,6 +63,8 @@ export class CommandChannel {
     /** Called when a killed command never reports back: remove the container. */
     private readonly giveUp: () => Promise<void>,
     private readonly logger: Logger,
+    /** The container, in the note a run gets when it stops under it. */
+    private readonly what = 'session container',
   ) {
     const stdout = new PassThrough();
     const stderr = new PassThrough();
@@ -60,8 +73,12 @@ export class CommandChannel {
     stderr.on('data', (chunk: Buffer) => this.logger.debug({ serverLog: chunk.toString('utf8').slice(0, 2_000) }, 'weft-serve wrote to stderr'));
     demultiplex(stream, stdout, stderr);
     const end = () => this.close();
-    stream.once('end', end);
-    stream.once('close', end);
+    // The last frames may still be in `stdout` when the attach stream ends (a one-shot server
+    // exits right after its exit frame): close once they are read.
+    const endOutput = () => !stdout.writableEnded && stdout.end();
+    stream.once('end', endOutput);
+    stream.once('close', endOutput);
+    stdout.once('end', end);
     stream.on('error', (error) => {
       this.logger.debug({ err: error }, 'session container attach stream failed');
       end();
@@ -74,18 +91,23 @@ export class CommandChannel {
 
   /** True when a command server of this protocol answers within `timeoutMs`. */
   async ping(timeoutMs: number): Promise<boolean> {
-    if (this.closed) return false;
+    return (await this.hello(timeoutMs))?.version === SERVE_PROTOCOL_VERSION;
+  }
+
+  /** What the server says of itself, or undefined when none answers within `timeoutMs`. */
+  async hello(timeoutMs: number): Promise<ServerHello | undefined> {
+    if (this.closed) return undefined;
     const id = randomBytes(6).toString('hex');
-    const version = await new Promise<number | undefined>((resolve) => {
+    const hello = await new Promise<ServerHello | undefined>((resolve) => {
       const timer = setTimeout(() => resolve(undefined), timeoutMs);
-      this.pongs.set(id, (v) => {
+      this.pongs.set(id, (answer) => {
         clearTimeout(timer);
-        resolve(v);
+        resolve(answer);
       });
       this.send({ t: 'ping', id });
     });
     this.pongs.delete(id);
-    return version === SERVE_PROTOCOL_VERSION;
+    return hello;
   }
 
   async run(argv: string[], cwd: string, options: RunOptions): Promise<RunOutcome> {
@@ -103,14 +125,19 @@ export class CommandChannel {
     };
     this.runs.set(id, run);
     try {
-      this.send({ t: 'run', id, argv, cwd });
+      if (options.stdin === undefined) this.send({ t: 'run', id, argv, cwd });
+      else {
+        this.send({ t: 'run', id, argv, cwd, stdin: true });
+        if (options.stdin.length > 0) this.send({ t: 'in', id, d: Buffer.from(options.stdin, 'utf8').toString('base64') });
+        this.send({ t: 'eof', id });
+      }
       const ending = await raceEnd(exit, options.timeoutMs, options.signal);
       let frame = ending.frame;
       if (!frame) {
         this.send({ t: 'kill', id });
         frame = await Promise.race([exit, delay(KILL_GRACE_MS).then(() => undefined)]);
         if (frame === undefined) {
-          this.logger.warn({ runId: id }, 'a killed command did not report its end; removing its session container');
+          this.logger.warn({ runId: id }, `a killed command did not report its end; removing its ${this.what}`);
           await this.giveUp();
         }
         if (ending.reason === 'cancelled') throw new AppError(ErrorCode.SandboxCancelled, 'The run was cancelled and its processes killed');
@@ -118,7 +145,7 @@ export class CommandChannel {
       // The container went away before the server took the command: nothing ran.
       if (frame === 'lost' && !run.started) throw new ContainerNotRunningError('session container');
       const exited = typeof frame === 'object' ? frame : undefined;
-      if (frame === 'lost') run.stderr.push(Buffer.from('\nweft: the session container stopped during the run\n'));
+      if (frame === 'lost') run.stderr.push(Buffer.from(`\nweft: the ${this.what} stopped during the run\n`));
       const timedOut = ending.reason === 'timeout';
       return {
         exitCode: timedOut ? null : (exited?.code ?? null),
@@ -179,6 +206,7 @@ export class CommandChannel {
     this.closed = true;
     for (const run of this.runs.values()) run.exited('lost');
     this.stream.destroy();
+    this.onClosed();
   }
 
   private send(request: ServeRequest): void {
@@ -189,7 +217,7 @@ export class CommandChannel {
     const frame = parseFrame(line);
     if (!frame) return;
     if (frame.t === 'pong') {
-      this.pongs.get(frame.id)?.(frame.v);
+      this.pongs.get(frame.id)?.({ version: frame.v, oneShot: frame.oneShot === true });
       return;
     }
     const run = this.runs.get(frame.id);

@@ -16,12 +16,12 @@ import type {
   RunOutcome,
   WarmContainer,
 } from './container-runtime';
-import { ContainerNotRunningError, PROXY_LABEL, SandboxLabels, WarmContainerGoneError } from './container-runtime';
+import { ContainerNotRunningError, PROXY_LABEL, SandboxLabels } from './container-runtime';
 import { toCreateOptions } from './create-options';
 import { isEngineUnreachable, isGone, statusOf } from './engine-errors';
 import { ProxyNetworkEngine } from './proxy-network-engine';
 import { DEFAULT_PROXY_SUBNETS, SubnetPool } from './subnet-pool';
-import { encodeJob } from './runner-protocol';
+import { WarmServers } from './warm-servers';
 
 /** A removed container's name is taken until the engine finishes removing it: wait this often, this long. */
 const NAME_RELEASE_TRIES = 20;
@@ -45,8 +45,6 @@ interface Attached {
   stderr: CappedOutput;
   /** Resolves once the output stream has ended (the container stopped). */
   drained: Promise<void>;
-  /** Set as soon as the stream ends, before `drained`'s callbacks run. */
-  ended: boolean;
   /** Sees the output as it arrives; set when the run's listener is known. */
   onOutput?: OutputListener;
 }
@@ -56,11 +54,10 @@ export class DockerAdapter implements ContainerRuntime {
   private readonly docker: Docker;
   /** Containers this process created and has not removed yet. */
   private readonly own = new Set<string>();
-  /** Warm containers started and not yet handed a job, by id. */
-  private readonly warm = new Map<string, Attached>();
   /** Removals under way after a reply. */
   private readonly removals = new Set<Promise<void>>();
   private readonly proxyNetworks: ProxyNetworkEngine;
+  private readonly warmServers: WarmServers;
 
   constructor(
     private readonly options: DockerAdapterOptions,
@@ -71,6 +68,17 @@ export class DockerAdapter implements ContainerRuntime {
       this.docker,
       (work) => this.engine(work),
       options.proxySubnets ?? new SubnetPool(DEFAULT_PROXY_SUBNETS.range, DEFAULT_PROXY_SUBNETS.prefix),
+    );
+    this.warmServers = new WarmServers(
+      this.docker,
+      {
+        create: (spec) => this.create(spec),
+        remove: (id) => this.remove(id),
+        removeSoon: (id) => this.removeSoon(id),
+        engine: (work, image) => this.engine(work, image),
+        demultiplex: (stream, stdout, stderr) => this.docker.modem.demuxStream(stream, stdout, stderr),
+      },
+      logger,
     );
   }
 
@@ -84,38 +92,16 @@ export class DockerAdapter implements ContainerRuntime {
     }
   }
 
-  async startWarm(spec: ContainerSpec): Promise<WarmContainer> {
-    if (!spec.openStdin) throw new Error('a warm container needs stdin to receive its job');
-    // An idle runner writes nothing; the run's cap is set when it gets its job.
-    const attached = await this.createAndStart(spec, 0);
-    this.warm.set(attached.container.id, attached);
-    return { id: attached.container.id, stopped: attached.drained };
+  startWarm(spec: ContainerSpec): Promise<WarmContainer> {
+    return this.warmServers.start(spec);
   }
 
-  async runWarm(warm: WarmContainer, argv: string[], options: RunOptions): Promise<RunOutcome> {
-    const attached = this.warm.get(warm.id);
-    if (!attached) throw new Error(`warm container ${warm.id} is unknown or already used`);
-    this.warm.delete(warm.id);
-    if (attached.ended) {
-      this.removeSoon(warm.id);
-      throw new WarmContainerGoneError(warm.id);
-    }
-    try {
-      attached.stdout.limit(options.outputMaxBytes);
-      attached.stderr.limit(options.outputMaxBytes);
-      attached.onOutput = options.onOutput;
-      const startedAt = performance.now();
-      attached.stream.end(encodeJob(argv, options.stdin));
-      return await this.engine(() => this.supervise(attached, options, startedAt));
-    } finally {
-      this.removeSoon(warm.id);
-    }
+  runWarm(warm: WarmContainer, argv: string[], options: RunOptions): Promise<RunOutcome> {
+    return this.warmServers.run(warm, argv, options);
   }
 
-  async discard(warm: WarmContainer): Promise<void> {
-    this.warm.get(warm.id)?.stream.destroy();
-    this.warm.delete(warm.id);
-    await this.remove(warm.id);
+  discard(warm: WarmContainer): Promise<void> {
+    return this.warmServers.discard(warm);
   }
 
   async describeEngine(): Promise<EngineInfo> {
@@ -155,8 +141,7 @@ export class DockerAdapter implements ContainerRuntime {
   }
 
   async removeOwn(): Promise<void> {
-    for (const attached of this.warm.values()) attached.stream.destroy();
-    this.warm.clear();
+    this.warmServers.closeAll();
     await Promise.all([...this.own].map((id) => this.remove(id)));
     await Promise.all(this.removals);
   }
@@ -186,12 +171,10 @@ export class DockerAdapter implements ContainerRuntime {
   }
 
   async ensureNamed(spec: ContainerSpec & { name: string }): Promise<NamedContainer & { created: boolean }> {
-    const options = toCreateOptions(spec);
-    options.Labels = { ...options.Labels, [SandboxLabels.instance]: this.options.instanceId };
     let container: Docker.Container | undefined;
     for (let attempt = 0; !container; attempt++) {
       try {
-        container = await this.engine(() => this.docker.createContainer(options), spec.image);
+        container = await this.create(spec);
       } catch (error) {
         // 409: the name is taken, by another replica's container or one of ours from before.
         if (statusOf(error) !== 409) throw error;
@@ -202,14 +185,13 @@ export class DockerAdapter implements ContainerRuntime {
         await delay(NAME_RELEASE_WAIT_MS);
       }
     }
-    this.own.add(container.id);
     try {
       await this.engine(() => container.start(), spec.image);
     } catch (error) {
       await this.remove(container.id);
       throw error;
     }
-    return { id: container.id, running: true, labels: options.Labels, created: true };
+    return { id: container.id, running: true, labels: { ...spec.labels, [SandboxLabels.instance]: this.options.instanceId }, created: true };
   }
 
   async listLabelled(key: string, value: string): Promise<NamedContainer[]> {
@@ -330,11 +312,17 @@ export class DockerAdapter implements ContainerRuntime {
     return info ? { id: info.Id, running: info.State.Running, labels: info.Config.Labels ?? {} } : undefined;
   }
 
-  private async createAndStart(spec: ContainerSpec, outputMaxBytes: number, onOutput?: OutputListener): Promise<Attached> {
+  /** Creates a container stamped with this worker's instance id, tracked until removed. */
+  private async create(spec: ContainerSpec): Promise<Docker.Container> {
     const options = toCreateOptions(spec);
     options.Labels = { ...options.Labels, [SandboxLabels.instance]: this.options.instanceId };
     const container = await this.engine(() => this.docker.createContainer(options), spec.image);
     this.own.add(container.id);
+    return container;
+  }
+
+  private async createAndStart(spec: ContainerSpec, outputMaxBytes: number, onOutput?: OutputListener): Promise<Attached> {
+    const container = await this.create(spec);
     try {
       return await this.engine(async () => {
         const attached = await this.attach(container, spec.openStdin, outputMaxBytes);
@@ -353,18 +341,14 @@ export class DockerAdapter implements ContainerRuntime {
     const stdout = new CappedOutput(outputMaxBytes);
     const stderr = new CappedOutput(outputMaxBytes);
     const stream = (await container.attach({ stream: true, stdin, stdout: true, stderr: true, hijack: stdin })) as Duplex;
-    const attached: Attached = { container, stream, stdout, stderr, drained: Promise.resolve(), ended: false };
+    const attached: Attached = { container, stream, stdout, stderr, drained: Promise.resolve() };
     attached.drained = new Promise<void>((resolve) => {
-      const done = () => {
-        attached.ended = true;
-        resolve();
-      };
-      stream.once('end', done);
-      stream.once('close', done);
+      stream.once('end', resolve);
+      stream.once('close', resolve);
       // A reset socket ends the run's output; it must not crash the worker.
       stream.on('error', (error) => {
         this.logger.debug({ err: error, containerId: container.id }, 'sandbox attach stream failed');
-        done();
+        resolve();
       });
     });
     this.docker.modem.demuxStream(

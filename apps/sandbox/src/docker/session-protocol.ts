@@ -14,7 +14,7 @@ export type ServeRequest =
   | { t: 'kill'; id: string };
 
 export type ServeFrame =
-  | { t: 'pong'; id: string; v: number }
+  | { t: 'pong'; id: string; v: number; oneShot?: boolean }
   | { t: 'started'; id: string }
   | { t: 'out'; id: string; s: 'o' | 'e'; d: string }
   | { t: 'exit'; id: string; code: number; oom: boolean };

@@ -96,10 +96,12 @@ describe('buildWarmSpec', () => {
     expect(warm.mount).toBeUndefined();
   });
 
-  it('runs the runner with stdin open, telling it how long to wait', () => {
-    expect(warm.cmd).toEqual(['/usr/local/bin/weft-run']);
+  it('runs the one-shot command server as PID 1 with stdin open, telling it how long to wait', () => {
+    expect(warm.cmd).toEqual(['/usr/local/bin/node', '--disable-sigusr1', '/usr/local/bin/weft-serve']);
+    expect(warm.init).toBeUndefined();
     expect(warm.openStdin).toBe(true);
-    expect(warm.env).toEqual({ ...cold.env, WEFT_IDLE_SECONDS: '60' });
+    expect(warm.sharedStdin).toBeUndefined();
+    expect(warm.env).toEqual({ ...cold.env, WEFT_IDLE_SECONDS: '60', WEFT_ONE_SHOT: '1' });
   });
 
   it('labels it as pooled, with a deadline past its idle time and its longest run', () => {

@@ -2,7 +2,6 @@ import { assertUnreachable, type ExecSession } from '@weft/contracts';
 import type { SandboxConfig } from '@weft/config';
 import type { ContainerLimits, ContainerSpec } from '../docker/container-runtime';
 import { SandboxLabels } from '../docker/container-runtime';
-import { RUNNER_IDLE_ENV, RUNNER_PATH } from '../docker/runner-protocol';
 import type { ParsedExecRequest } from './exec-request';
 
 /** Weft's own settings in a workspace; never writable from a run. */
@@ -17,6 +16,13 @@ const MAX_OPEN_FILES = 1024;
 export const SWEEP_GRACE_MS = 60_000;
 const MIB = 1024 * 1024;
 const RUN_ENV = { HOME: '/tmp', LANG: 'C.UTF-8', PYTHONDONTWRITEBYTECODE: '1' } as const;
+/** How long a container's main process waits, idle, before it exits on its own. */
+const IDLE_SECONDS_ENV = 'WEFT_IDLE_SECONDS';
+/**
+ * A pooled container's main process: the command server, one-shot, as PID 1 (no init). Without
+ * `--disable-sigusr1` a snippet's SIGUSR1 would open Node's inspector on the server.
+ */
+export const POOL_SERVER_CMD = ['/usr/local/bin/node', '--disable-sigusr1', '/usr/local/bin/weft-serve'];
 
 export type SpecLimits = Pick<
   SandboxConfig,
@@ -55,7 +61,7 @@ export function buildContainerSpec(input: SpecInput, config: SpecLimits): Contai
 
 export interface WarmSpecInput {
   now: number;
-  /** How long the runner waits for its job before it gives up. */
+  /** How long the server waits for its snippet before it gives up. */
   idleMs: number;
   /** The longest run the container may be handed. */
   maxRunMs: number;
@@ -63,15 +69,16 @@ export interface WarmSpecInput {
 
 /**
  * The spec of a pooled container: the same image, user, limits and isolation as a cold code run
- * without a workspace, but its command is the runner, which waits on stdin for the job.
+ * without a workspace, but its command is the one-shot command server, which waits on stdin for
+ * the snippet (whose processes then share the container's limits with it).
  */
 export function buildWarmSpec(input: WarmSpecInput, config: SpecLimits): ContainerSpec {
   const base = baseSpec(config, input.now + input.idleMs + input.maxRunMs);
   return {
     ...base,
-    cmd: [RUNNER_PATH],
+    cmd: POOL_SERVER_CMD,
     workingDir: SCRATCH_DIR,
-    env: { ...base.env, [RUNNER_IDLE_ENV]: String(Math.ceil(input.idleMs / 1000)) },
+    env: { ...base.env, [IDLE_SECONDS_ENV]: String(Math.ceil(input.idleMs / 1000)), WEFT_ONE_SHOT: '1' },
     labels: { ...base.labels, [SandboxLabels.pool]: '1' },
     openStdin: true,
   };
@@ -122,7 +129,7 @@ export function buildSessionSpec(input: SessionSpecInput, config: SpecLimits): C
       ...base.env,
       ...proxyEnv,
       ...caEnv,
-      [RUNNER_IDLE_ENV]: String(Math.max(1, Math.ceil(input.idleMs / 1000))),
+      [IDLE_SECONDS_ENV]: String(Math.max(1, Math.ceil(input.idleMs / 1000))),
       // weft-serve may kill every other process of the sandbox user once no run is going.
       WEFT_SWEEP_STRAGGLERS: '1',
     },

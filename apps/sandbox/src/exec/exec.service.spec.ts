@@ -95,7 +95,7 @@ async function setup(poolSize = 0) {
   const pool = new WarmPool(
     runtime,
     () => ({}) as ContainerSpec,
-    { size: poolSize, idleMs: 60_000, maxRunMs: 7_000 },
+    { size: poolSize, maxSize: poolSize, demandWindowMs: 60_000, idleMs: 60_000, maxRunMs: 7_000 },
     logger,
   );
   pool.onApplicationBootstrap();

@@ -59,15 +59,7 @@ export class ExecService {
       outputMaxBytes: this.config.SANDBOX_OUTPUT_MAX_BYTES,
       ...hooks,
     };
-    // Pooled containers mount nothing and have no network: only such snippets can use one.
-    const poolable = request.mode === 'code' && !request.workspaceId && request.network === 'none';
-    const warm = poolable ? this.pool.take(timeoutMs) : undefined;
-    const warmResult = warm ? await this.runWarm(warm, argv, options) : undefined;
-    const result: ExecResult =
-      warmResult ??
-      (request.mode === 'command' && session
-        ? await this.sessions.run({ ...request, session }, options)
-        : await this.runtime.run(await this.coldSpec(request, timeoutMs), options));
+    const { result, warm } = await this.execute(request, argv, options);
     // Ids and outcome only: commands and output may carry secrets.
     this.logger.info(
       {
@@ -76,7 +68,7 @@ export class ExecService {
         sessionId: session?.sessionId,
         network: request.network,
         image: result.image,
-        warm: warmResult !== undefined || result.reused === true,
+        warm,
         exitCode: result.exitCode,
         timedOut: result.timedOut,
         oomKilled: result.oomKilled,
@@ -85,6 +77,25 @@ export class ExecService {
       'sandbox run finished',
     );
     return result;
+  }
+
+  /** In a pooled container, a session's, or a cold one; `warm` when no container had to start. */
+  private async execute(request: ParsedExecRequest, argv: string[], options: RunOptions): Promise<{ result: ExecResult; warm: boolean }> {
+    // Pooled containers mount nothing and have no network: only such snippets can use one.
+    const poolable = request.mode === 'code' && !request.workspaceId && request.network === 'none';
+    // Held for the whole run, warm or cold: the pool grows to the most snippets running at once.
+    const lease = poolable ? this.pool.lease(options.timeoutMs) : undefined;
+    try {
+      const warmResult = lease?.container ? await this.runWarm(lease.container, argv, options) : undefined;
+      if (warmResult) return { result: warmResult, warm: true };
+      const result: ExecResult =
+        request.mode === 'command' && request.session
+          ? await this.sessions.run({ ...request, session: request.session }, options)
+          : await this.runtime.run(await this.coldSpec(request, options.timeoutMs), options);
+      return { result, warm: result.reused === true };
+    } finally {
+      lease?.release();
+    }
   }
 
   /** Undefined when the container died idle: nothing ran, the caller starts cold. */

@@ -20,6 +20,9 @@ const MAX_RUN_MS = 600_000;
         // Sized for the default timeout; a longer run takes a young container or starts cold.
         const settings = {
           size: config.SANDBOX_POOL_SIZE,
+          maxSize: config.SANDBOX_POOL_MAX,
+          // A burst keeps the pool grown as long as an idle container would wait for its snippet.
+          demandWindowMs: config.SANDBOX_POOL_MAX_IDLE_MS,
           idleMs: config.SANDBOX_POOL_MAX_IDLE_MS,
           maxRunMs: Math.min(MAX_RUN_MS, config.SANDBOX_TIMEOUT_MS),
         };

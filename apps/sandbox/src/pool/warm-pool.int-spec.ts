@@ -2,6 +2,7 @@ import { loadConfig, sandboxConfigSchema } from '@weft/config';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startNats, type StartedService } from '../../../../test/support/containers';
 import { createSandboxApp } from '../app';
+import { POOL_SERVER_CMD } from '../exec/container-spec';
 import { waitFor } from '../testing/attack-helpers';
 import { startSandboxHarness, type SandboxHarness } from '../testing/sandbox-harness';
 
@@ -97,18 +98,19 @@ describe('warm pool (real Docker, real NATS)', () => {
     expect(fresh.some((id) => dead.some((c) => c.Id === id))).toBe(false);
   });
 
-  it('lets an idle runner give up by itself, so a lost pooled container stops', async () => {
+  it('lets an idle server give up by itself, so a lost pooled container stops', async () => {
     const container = await sandbox.docker.createContainer({
       Image: 'weft/sandbox-runtime:latest',
-      Cmd: ['/usr/local/bin/weft-run'],
-      Env: ['WEFT_IDLE_SECONDS=1'],
+      Cmd: POOL_SERVER_CMD,
+      User: '10001:10001',
+      Env: ['WEFT_IDLE_SECONDS=1', 'WEFT_ONE_SHOT=1'],
       OpenStdin: true,
       Labels: { 'weft.sandbox': '1', 'weft.sandbox.deadline': '0', 'weft.sandbox.instance': sandbox.instance },
       HostConfig: { NetworkMode: 'none', LogConfig: { Type: 'none', Config: {} } },
     });
     try {
       await container.start();
-      await expect(container.wait()).resolves.toMatchObject({ StatusCode: 75 });
+      await expect(container.wait()).resolves.toMatchObject({ StatusCode: 0 });
     } finally {
       await container.remove({ force: true });
     }
@@ -120,6 +122,35 @@ describe('warm pool (real Docker, real NATS)', () => {
     expect(await other.containers()).toHaveLength(2);
     await other.close();
     expect(await other.containers()).toEqual([]);
+  });
+});
+
+describe('warm pool sized by demand (real Docker, real NATS)', () => {
+  let nats: StartedService;
+  let sandbox: SandboxHarness;
+
+  beforeAll(async () => {
+    nats = await startNats();
+    sandbox = await startSandboxHarness(nats.url, { SANDBOX_POOL_SIZE: '1', SANDBOX_POOL_MAX: '3' });
+    await sandbox.pool.whenFull();
+  });
+
+  afterAll(async () => {
+    await sandbox?.close();
+    await nats?.stop();
+  });
+
+  it('grows to a burst it could not serve warm, up to SANDBOX_POOL_MAX, and serves the next one warm', async () => {
+    const burst = () =>
+      Promise.all(Array.from({ length: 4 }, () => sandbox.exec({ mode: 'code', language: 'python', code: 'print(1)' })));
+    expect((await burst()).map((r) => r.stdout)).toEqual(['1\n', '1\n', '1\n', '1\n']);
+    expect(sandbox.pool.target).toBe(3);
+    await sandbox.pool.whenFull();
+    const pooled = (await sandbox.containers()).filter((c) => c.Labels[poolLabel] === '1' && c.State === 'running');
+    expect(pooled).toHaveLength(3);
+    const hits = sandbox.pool.stats.hits;
+    await burst();
+    expect(sandbox.pool.stats.hits - hits).toBe(3);
   });
 });
 

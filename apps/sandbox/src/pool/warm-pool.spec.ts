@@ -26,7 +26,7 @@ class FakeEngine {
 }
 
 const logger = pino({ level: 'silent' });
-const settings: WarmPoolSettings = { size: 2, idleMs: 60_000, maxRunMs: 10_000 };
+const settings: WarmPoolSettings = { size: 2, maxSize: 2, demandWindowMs: 30_000, idleMs: 60_000, maxRunMs: 10_000 };
 const pools: WarmPool[] = [];
 
 function setup(overrides: Partial<WarmPoolSettings> = {}, now = { value: 0 }) {
@@ -53,8 +53,8 @@ describe('WarmPool', () => {
   it('hands each container out once and refills behind it', async () => {
     const { engine, pool } = setup();
     await pool.whenFull();
-    const first = pool.take(5_000);
-    const second = pool.take(5_000);
+    const first = pool.lease(5_000).container;
+    const second = pool.lease(5_000).container;
     expect([first?.id, second?.id]).toEqual(['c1@0', 'c2@0']);
     await pool.whenFull();
     expect(engine.started).toHaveLength(4);
@@ -63,25 +63,25 @@ describe('WarmPool', () => {
 
   it('returns nothing when empty, so the caller starts cold', async () => {
     const { pool } = setup({ size: 0 });
-    expect(pool.take(5_000)).toBeUndefined();
+    expect(pool.lease(5_000).container).toBeUndefined();
   });
 
   it('never hands out a container whose runner may have given up, and replaces it', async () => {
     const { engine, pool, now } = setup();
     await pool.whenFull();
     now.value = 59_000;
-    expect(pool.take(1_000)).toBeUndefined();
+    expect(pool.lease(1_000).container).toBeUndefined();
     expect(engine.discarded).toEqual(['c1@0', 'c2@0']);
     await pool.whenFull();
-    expect(pool.take(1_000)?.id).toBe('c3@59000');
+    expect(pool.lease(1_000).container?.id).toBe('c3@59000');
   });
 
   it('keeps a young container for a run longer than an old one can fit', async () => {
     const { pool, now } = setup({ size: 1 });
     await pool.whenFull();
     now.value = 50_000;
-    expect(pool.take(25_000)).toBeUndefined();
-    expect(pool.take(15_000)?.id).toBe('c1@0');
+    expect(pool.lease(25_000).container).toBeUndefined();
+    expect(pool.lease(15_000).container?.id).toBe('c1@0');
   });
 
   it('drops a container that stops while idle and starts another', async () => {
@@ -91,7 +91,7 @@ describe('WarmPool', () => {
     await expect.poll(() => engine.started).toHaveLength(2);
     expect(engine.discarded).toEqual(['c1@0']);
     await pool.whenFull();
-    expect(pool.take(1_000)?.id).toBe('c2@0');
+    expect(pool.lease(1_000).container?.id).toBe('c2@0');
   });
 
   it('keeps trying after the engine fails to start one', async () => {
@@ -101,12 +101,51 @@ describe('WarmPool', () => {
     expect(pool.idleCount).toBe(1);
   });
 
+  it('grows to the most snippets that ran at once, up to its cap, and serves the next such burst warm', async () => {
+    const { engine, pool } = setup({ size: 1, maxSize: 3 });
+    await pool.whenFull();
+    const burst = Array.from({ length: 5 }, () => pool.lease(1_000));
+    expect(burst.filter((lease) => lease.container)).toHaveLength(1);
+    burst.forEach((lease) => lease.release());
+    expect(pool.target).toBe(3);
+    await pool.whenFull();
+    expect(pool.idleCount).toBe(3);
+    const next = Array.from({ length: 3 }, () => pool.lease(1_000));
+    expect(next.every((lease) => lease.container)).toBe(true);
+    expect(engine.started.length).toBeGreaterThanOrEqual(4);
+  });
+
+  it('counts a run as demand until it is released, warm or cold', async () => {
+    const { pool } = setup({ size: 1, maxSize: 8 });
+    await pool.whenFull();
+    for (let i = 0; i < 4; i++) pool.lease(1_000).release();
+    expect(pool.target).toBe(1);
+    const held = [pool.lease(1_000), pool.lease(1_000)];
+    expect(pool.target).toBe(2);
+    held.forEach((lease) => lease.release());
+  });
+
+  it('shrinks back to its size once the burst is older than the demand window', async () => {
+    const { engine, pool, now } = setup({ size: 1, maxSize: 4 });
+    await pool.whenFull();
+    Array.from({ length: 4 }, () => pool.lease(1_000)).forEach((lease) => lease.release());
+    await pool.whenFull();
+    expect(pool.idleCount).toBe(4);
+    now.value = 31_000;
+    expect(pool.target).toBe(1);
+    // The surplus goes, the last one serves the snippet, and one is refilled behind it.
+    expect(pool.lease(1_000).container).toBeDefined();
+    expect(engine.discarded).toHaveLength(3);
+    await pool.whenFull();
+    expect(pool.idleCount).toBe(1);
+  });
+
   it('removes its idle containers on close and starts no more', async () => {
     const { engine, pool } = setup();
     await pool.whenFull();
     await pool.close();
     expect(engine.discarded.sort()).toEqual(['c1@0', 'c2@0']);
-    expect(pool.take(1_000)).toBeUndefined();
+    expect(pool.lease(1_000).container).toBeUndefined();
     expect(engine.started).toHaveLength(2);
   });
 });

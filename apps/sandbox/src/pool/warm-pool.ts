@@ -1,10 +1,15 @@
 import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { Logger } from '@weft/logging';
 import type { ContainerRuntime, ContainerSpec, WarmContainer } from '../docker/container-runtime';
+import { PeakDemand } from './peak-demand';
 
 export interface WarmPoolSettings {
-  /** Containers kept idle; 0 turns the pool off. */
+  /** Containers kept idle at the least; 0 turns the pool off. */
   size: number;
+  /** The most it grows to when more snippets than that come at once (never below `size`). */
+  maxSize: number;
+  /** How long a peak of demand keeps the pool grown. */
+  demandWindowMs: number;
   /** How long a pooled container may wait for its job. */
   idleMs: number;
   /** The longest run a pooled container is sized for (its sweep deadline allows for it). */
@@ -22,13 +27,22 @@ interface Entry {
   runsUntil: number;
 }
 
-/** Retire a little before the runner's own idle timeout, so a job never races it. */
+/** A pooled container handed to one snippet; `release` when the snippet's run is over. */
+export interface PoolLease {
+  /** Undefined when none was idle (or fit): the snippet starts cold. */
+  readonly container?: WarmContainer;
+  release(): void;
+}
+
+/** Retire a little before the server's own idle timeout, so a snippet never races it. */
 const IDLE_MARGIN_MS = 5_000;
 const MAX_BACKOFF_MS = 30_000;
 
 /**
- * Containers created and started ahead of need, each handed exactly one job and then destroyed.
- * Refilled one at a time in the background; when empty, callers fall back to a cold start.
+ * Containers created and started ahead of need, each handed exactly one snippet and then
+ * destroyed. Refilled one at a time in the background; when empty, callers fall back to a cold
+ * start and never wait. It holds as many idle as the most snippets that ran at once within the
+ * demand window, between `size` and `maxSize`; surplus containers are removed as demand falls.
  */
 export class WarmPool implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly idle: Entry[] = [];
@@ -39,6 +53,9 @@ export class WarmPool implements OnApplicationBootstrap, OnApplicationShutdown {
   private retireTimer?: NodeJS.Timeout;
   private pause?: { timer: NodeJS.Timeout; resolve: () => void };
   private fullWaiters: Array<() => void> = [];
+  /** Snippets holding a lease now. */
+  private leased = 0;
+  private readonly demand: PeakDemand;
   readonly stats = { hits: 0, misses: 0 };
 
   constructor(
@@ -47,7 +64,9 @@ export class WarmPool implements OnApplicationBootstrap, OnApplicationShutdown {
     private readonly settings: WarmPoolSettings,
     private readonly logger: Logger,
     private readonly clock: () => number = Date.now,
-  ) {}
+  ) {
+    this.demand = new PeakDemand(settings.demandWindowMs);
+  }
 
   onApplicationBootstrap(): void {
     if (this.settings.size === 0) return;
@@ -64,9 +83,31 @@ export class WarmPool implements OnApplicationBootstrap, OnApplicationShutdown {
     return this.idle.length;
   }
 
-  /** A warm container that can run a job of `timeoutMs`, or undefined for a cold start. */
-  take(timeoutMs: number): WarmContainer | undefined {
-    if (this.settings.size === 0 || this.closed) return undefined;
+  /** How many idle containers the pool aims for now. */
+  get target(): number {
+    if (this.settings.size === 0) return 0;
+    const cap = Math.max(this.settings.size, this.settings.maxSize);
+    return Math.min(cap, Math.max(this.settings.size, this.demand.peak(this.clock())));
+  }
+
+  /** A snippet of `timeoutMs` asks for a container; counted as demand whether one is idle or not. */
+  lease(timeoutMs: number): PoolLease {
+    if (this.settings.size === 0 || this.closed) return { release: () => undefined };
+    this.leased++;
+    this.demand.record(this.leased, this.clock());
+    const container = this.take(timeoutMs);
+    let held = true;
+    return {
+      container,
+      release: () => {
+        if (held) this.leased--;
+        held = false;
+      },
+    };
+  }
+
+  /** A warm container that can run a snippet of `timeoutMs`, or undefined for a cold start. */
+  private take(timeoutMs: number): WarmContainer | undefined {
     const now = this.clock();
     this.retireStale(now);
     const index = this.idle.findIndex((entry) => now + timeoutMs <= entry.runsUntil);
@@ -81,9 +122,9 @@ export class WarmPool implements OnApplicationBootstrap, OnApplicationShutdown {
     return entry?.container;
   }
 
-  /** Resolves once the pool holds `size` idle containers (or is closed). */
+  /** Resolves once the pool holds its target of idle containers (or is closed). */
   whenFull(): Promise<void> {
-    if (this.closed || this.idle.length >= this.settings.size) return Promise.resolve();
+    if (this.closed || this.idle.length >= this.target) return Promise.resolve();
     return new Promise((resolve) => this.fullWaiters.push(resolve));
   }
 
@@ -102,7 +143,7 @@ export class WarmPool implements OnApplicationBootstrap, OnApplicationShutdown {
   }
 
   private refill(): void {
-    if (this.filling || this.closed || this.idle.length >= this.settings.size) return;
+    if (this.filling || this.closed || this.idle.length >= this.target) return;
     this.filling = this.fillLoop().finally(() => {
       this.filling = undefined;
       // A take may have landed while the loop was returning.
@@ -111,7 +152,7 @@ export class WarmPool implements OnApplicationBootstrap, OnApplicationShutdown {
   }
 
   private async fillLoop(): Promise<void> {
-    while (!this.closed && this.idle.length < this.settings.size) {
+    while (!this.closed && this.idle.length < this.target) {
       if (this.failures > 0) await this.backoff(Math.min(MAX_BACKOFF_MS, 500 * 2 ** (this.failures - 1)));
       if (this.closed) return;
       const now = this.clock();
@@ -149,8 +190,10 @@ export class WarmPool implements OnApplicationBootstrap, OnApplicationShutdown {
     this.refill();
   }
 
+  /** Removes containers past their idle time, and the oldest beyond the target as demand falls. */
   private retireStale(now = this.clock()): void {
-    const stale = this.idle.filter((entry) => now >= entry.idleUntil);
+    const surplus = Math.max(0, this.idle.length - this.target);
+    const stale = this.idle.filter((entry, index) => now >= entry.idleUntil || index < surplus);
     if (stale.length === 0) return;
     for (const entry of stale) this.idle.splice(this.idle.indexOf(entry), 1);
     void Promise.all(stale.map((entry) => this.runtime.discard(entry.container)));
@@ -168,7 +211,7 @@ export class WarmPool implements OnApplicationBootstrap, OnApplicationShutdown {
   }
 
   private notifyFull(): void {
-    if (!this.closed && this.idle.length < this.settings.size) return;
+    if (!this.closed && this.idle.length < this.target) return;
     const waiters = this.fullWaiters.splice(0);
     for (const resolve of waiters) resolve();
   }

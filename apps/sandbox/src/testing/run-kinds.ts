@@ -34,11 +34,13 @@ export class KindRuns {
   ) {}
 
   get title(): string {
-    return this.kind === 'session' ? "a session's container" : 'a throwaway container';
+    return this.kind === 'session' ? "a session's container" : 'a throwaway container (a snippet: a pooled one)';
   }
 
   async exec(request: ExecRequest): Promise<ExecResult> {
     this.last = await this.request(request);
+    // A throwaway snippet goes to the warm pool's one-shot server, not to a cold start of an empty pool.
+    if (this.kind === 'throwaway' && this.last.mode === 'code' && !this.last.workspaceId && this.last.network !== 'egress') await this.sandbox().pool.whenFull();
     return this.sandbox().exec(this.last);
   }
 

@@ -69,6 +69,8 @@ export async function startSandboxHarness(natsUrl: string, env: Record<string, s
     SANDBOX_OUTPUT_MAX_BYTES: String(HarnessLimits.outputMaxBytes),
     SANDBOX_TIMEOUT_MS: String(HarnessLimits.timeoutMs),
     SANDBOX_POOL_SIZE: '2',
+    // Fixed at two unless a test asks for growth: the attack suites count what is left idle.
+    SANDBOX_POOL_MAX: '2',
     SANDBOX_INSTANCE_ID: instance,
     LOG_LEVEL: 'silent',
     // This machine's HTTPS is re-signed on the way out: proxied runs must trust the host's bundle.
