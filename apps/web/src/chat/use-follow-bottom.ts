@@ -23,18 +23,7 @@ const nearEnd = (el: Element) => el.scrollHeight - el.scrollTop - el.clientHeigh
  */
 export function useFollowBottom(list: RefObject<HTMLElement | null>): FollowBottom {
   const following = useRef(true);
-
-  useEffect(() => {
-    const onPageScroll = () => {
-      const el = list.current;
-      const page = document.scrollingElement;
-      if (el && page && !scrollsItself(el)) following.current = nearEnd(page);
-    };
-    window.addEventListener('scroll', onPageScroll, { passive: true });
-    return () => window.removeEventListener('scroll', onPageScroll);
-  }, [list]);
-
-  return useMemo(() => {
+  const follow = useMemo(() => {
     const toEnd = () => {
       const el = list.current;
       if (!el) return;
@@ -54,4 +43,31 @@ export function useFollowBottom(list: RefObject<HTMLElement | null>): FollowBott
       },
     };
   }, [list]);
+
+  useEffect(() => {
+    const el = list.current;
+    if (!el) return;
+    // The last entry may grow between renders of the list (an edit's preview once its file came):
+    // that moves the end too. Only the last: a card above that the reader unfolds stays put.
+    const resize = new ResizeObserver(() => follow.keep());
+    const observeLast = () => {
+      resize.disconnect();
+      if (el.lastElementChild) resize.observe(el.lastElementChild);
+    };
+    observeLast();
+    const added = new MutationObserver(observeLast);
+    added.observe(el, { childList: true });
+    const onPageScroll = () => {
+      const page = document.scrollingElement;
+      if (page && !scrollsItself(el)) following.current = nearEnd(page);
+    };
+    window.addEventListener('scroll', onPageScroll, { passive: true });
+    return () => {
+      resize.disconnect();
+      added.disconnect();
+      window.removeEventListener('scroll', onPageScroll);
+    };
+  }, [list, follow]);
+
+  return follow;
 }
