@@ -7,11 +7,17 @@ const modelId = z
 /** Per-model sampling defaults; a request's own values win. */
 export const samplingDefaultsSchema = z
   .object({
+    /** Higher is more random; 0 always takes the likeliest token. */
     temperature: z.number().min(0).max(2).optional(),
+    /** Nucleus sampling: only the likeliest tokens whose probabilities add up to this. */
     topP: z.number().min(0).max(1).optional(),
+    /** Only the this many likeliest tokens; 0 turns it off. */
     topK: z.number().int().min(0).optional(),
+    /** Drops tokens less likely than this fraction of the likeliest one. */
     minP: z.number().min(0).max(1).optional(),
+    /** Penalty on tokens already in the text; 1 is none. */
     repeatPenalty: z.number().min(0).max(4).optional(),
+    /** A fixed seed makes sampling repeatable. */
     seed: z.number().int().optional(),
   })
   .strict();
@@ -45,6 +51,7 @@ const apiKeyEnv = z.string().regex(/^[A-Z][A-Z0-9_]*_API_KEY$/, 'an environment 
 /** A GGUF served by node-llama-cpp. Ids are what clients put in `GenerateRequest.model`. */
 export const llamaModelSchema = z
   .object({
+    /** The name clients use (`--model`, the `model` of the compatible APIs). */
     id: modelId,
     provider: z.literal('llama'),
     /** A GGUF file: absolute, or relative to MODELS_DIR. */
@@ -54,9 +61,11 @@ export const llamaModelSchema = z
      * an http(s) URL, downloaded into MODELS_DIR on first use (resumable).
      */
     source: z.string().min(1).optional(),
+    /** Tokens of context per sequence (prompt and reply together). */
     contextSize: z.number().int().positive().default(4096),
     /** CPU threads for evaluation; set explicitly, a default above the core count is ruinous. */
     threads: z.number().int().positive().default(1),
+    /** Layers offloaded to the GPU: `auto` as many as fit in its memory, 0 none (CPU only). */
     gpuLayers: z.union([z.number().int().nonnegative(), z.literal('auto')]).default('auto'),
     /** Generations that decode together in one batch; each holds one session's KV cache. */
     sequences: z.number().int().min(1).max(64).default(2),
@@ -68,6 +77,7 @@ export const llamaModelSchema = z
     expressSequences: z.number().int().min(0).max(8).default(0),
     /** Requests that may wait for a sequence; beyond that the worker answers INFERENCE.BUSY. */
     maxQueue: z.number().int().min(0).max(1024).default(16),
+    /** llama.cpp's batch size for prompt evaluation; node-llama-cpp's default when unset. */
     batchSize: z.number().int().positive().optional(),
     /**
      * Text deltas of a reply are joined into at most one message per this many milliseconds (the
@@ -84,8 +94,11 @@ export const llamaModelSchema = z
      * session's, for one user or a team that accepts that (a shared prompt is evaluated once).
      */
     cacheSharing: z.enum(['user', 'all']).default('user'),
+    /** `auto`: the GGUF's own template; or one of node-llama-cpp's formats, or `{ "jinja": "<template>" }`. */
     chatTemplate: chatTemplateSchema.default('auto'),
+    /** Sampling defaults (see their table); a request's own values win. */
     sampling: samplingDefaultsSchema.default({}),
+    /** Agent roles: `senior` gets the `delegate` tool, `junior` takes delegated tasks. */
     roles: z.array(z.string().regex(/^[a-z][a-z0-9-]{0,31}$/)).default([]),
     /** Also serve embeddings (`/openai/v1/embeddings`) from this GGUF, in a context of their own. */
     embeddings: z.boolean().default(false),
@@ -109,6 +122,7 @@ export type LlamaModelConfig = Omit<LlamaModelConfigInput, 'path' | 'source'> & 
 /** An OpenAI-compatible chat completions endpoint (llama-server, Ollama, LM Studio, vLLM, OpenAI). */
 export const openAiModelSchema = z
   .object({
+    /** The name clients use (`--model`, the `model` of the compatible APIs). */
     id: modelId,
     provider: z.literal('openai'),
     /** Up to and including `/v1`, e.g. `http://llama-server:8080/v1`. */
@@ -121,8 +135,11 @@ export const openAiModelSchema = z
     contextSize: z.number().int().positive(),
     /** Endpoints without native tool calling get the `<tool_call>` text format instead. */
     nativeTools: z.boolean().default(true),
+    /** A stream that sends nothing for this long fails (INFERENCE.PROVIDER_FAILED). */
     timeoutMs: z.number().int().positive().default(300_000),
+    /** Sampling defaults (see their table); a request's own values win. */
     sampling: samplingDefaultsSchema.default({}),
+    /** Agent roles: `senior` gets the `delegate` tool, `junior` takes delegated tasks. */
     roles: z.array(z.string()).default([]),
   })
   .strict();
@@ -131,16 +148,24 @@ export type OpenAiModelConfig = z.infer<typeof openAiModelSchema>;
 /** Anthropic's Messages API. */
 export const anthropicModelSchema = z
   .object({
+    /** The name clients use (`--model`, the `model` of the compatible APIs). */
     id: modelId,
     provider: z.literal('anthropic'),
+    /** The API's address; another for a proxy or a compatible server. */
     baseUrl: z.url().default('https://api.anthropic.com'),
+    /** The model name Anthropic knows (`claude-sonnet-4-5`); defaults to `id`. */
     remoteModel: z.string().min(1).optional(),
+    /** Environment variable that holds the API key. */
     apiKeyEnv: apiKeyEnv.default('ANTHROPIC_API_KEY'),
+    /** The model's real context length: prompts that do not fit are refused, never cut. */
     contextSize: z.number().int().positive(),
     /** Anthropic requires max_tokens on every request. */
     maxOutputTokens: z.number().int().positive().default(4096),
+    /** A stream that sends nothing for this long fails (INFERENCE.PROVIDER_FAILED). */
     timeoutMs: z.number().int().positive().default(300_000),
+    /** Sampling defaults (see their table); a request's own values win. */
     sampling: samplingDefaultsSchema.default({}),
+    /** Agent roles: `senior` gets the `delegate` tool, `junior` takes delegated tasks. */
     roles: z.array(z.string()).default([]),
   })
   .strict();
