@@ -116,7 +116,9 @@ async function openStack(): Promise<{ base: string; adminToken: string; close: (
   process.env.WEFT_AGENT_MAX_REPLY_TOKENS = REPLY_TOKENS;
   console.log(`starting the compose stack ${stackEnv.COMPOSE_PROJECT_NAME} on ${gatewayUrl} (images from npm run images)...`);
   await startStack();
-  return { base: gatewayUrl, adminToken: stackEnv.WEFT_ADMIN_TOKEN, close: async () => stopStack() };
+  // WEFT_E2E_KEEP=1, as for the e2e tier: the stack stays up afterwards, logs and all.
+  const keep = process.env.WEFT_E2E_KEEP === '1';
+  return { base: gatewayUrl, adminToken: stackEnv.WEFT_ADMIN_TOKEN, close: async () => (keep ? undefined : stopStack()) };
 }
 
 main().catch((error: unknown) => {

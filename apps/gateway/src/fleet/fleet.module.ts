@@ -11,6 +11,7 @@ import { FleetController } from './fleet.controller';
 import { FleetInferenceClient } from './fleet-inference.client';
 import { FleetKeys } from './fleet-keys';
 import { FleetRegistry } from './fleet-registry';
+import { natsWorkerProbe } from './worker-probe';
 import { FleetRouter } from './fleet-router';
 import { RedisFleetStore } from './redis-fleet.store';
 import { ServiceLiveness } from './service-liveness';
@@ -67,8 +68,9 @@ class HeartbeatListener implements OnModuleInit, OnApplicationShutdown {
     },
     {
       provide: FleetRegistry,
-      inject: [RedisFleetStore, LOGGER],
-      useFactory: (store: RedisFleetStore, log: Logger) => new FleetRegistry(store, log.child({ component: 'fleet' })),
+      inject: [RedisFleetStore, NatsConnectionHandle, LOGGER],
+      useFactory: (store: RedisFleetStore, nats: NatsConnectionHandle, log: Logger) =>
+        new FleetRegistry(store, log.child({ component: 'fleet' }), undefined, { probe: natsWorkerProbe(nats.connection) }),
     },
     {
       provide: FleetRouter,

@@ -5,6 +5,8 @@ export interface BeatThreadData {
   /** `nats.connect` options: the same server and user as the worker's own connections. */
   connect: { servers: string[]; user?: string; pass?: string; tls?: { caFile: string }; maxReconnectAttempts: number; name: string };
   subject: string;
+  /** This worker's liveness probe (`inferenceWorkerAliveSubject`), answered by the thread. */
+  probeSubject: string;
   intervalMs: number;
   /** A `ready` worker whose main loop has not refreshed its figures for this long is wedged: no beats. */
   wedgedAfterMs: number;

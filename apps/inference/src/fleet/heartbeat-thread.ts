@@ -17,11 +17,17 @@ let refreshedAt = performance.now();
  * drops it.
  */
 function publish(nats: NatsConnection): void {
-  if (!figures) return;
+  const state = liveness();
+  if (!figures || !state.alive) return;
+  nats.publish(data.subject, encoder.encode(JSON.stringify({ ...figures, sentAt: new Date().toISOString(), stalledMs: state.stalledMs })));
+}
+
+/** What a beat would say now: the answer to a gateway's probe (`WorkerAliveReply`). */
+function liveness(): { alive: true; stalledMs: number } | { alive: false; reason: string } {
+  if (!figures) return { alive: false, reason: 'its own server is not connected to NATS' };
   const age = performance.now() - refreshedAt;
-  if (figures.status === 'ready' && age > data.wedgedAfterMs) return;
-  const stalledMs = Math.max(0, Math.round(age - data.intervalMs));
-  nats.publish(data.subject, encoder.encode(JSON.stringify({ ...figures, sentAt: new Date().toISOString(), stalledMs })));
+  if (figures.status === 'ready' && age > data.wedgedAfterMs) return { alive: false, reason: `its main loop has been silent for ${Math.round(age / 1000)} s` };
+  return { alive: true, stalledMs: Math.max(0, Math.round(age - data.intervalMs)) };
 }
 
 async function receive(nats: NatsConnection, message: ToBeatThread): Promise<void> {
@@ -48,6 +54,8 @@ async function main(): Promise<void> {
   const nats = await connect(data.connect);
   parentPort?.on('message', (message: ToBeatThread) => void receive(nats, message));
   setInterval(() => publish(nats), data.intervalMs);
+  // Answered from this thread: a probe must not wait on a main loop busy with a prefill.
+  nats.subscribe(data.probeSubject, { callback: (_err, message) => message.respond(encoder.encode(JSON.stringify(liveness()))) });
 }
 
 // A failure ends the thread with an 'error' event, which the main thread logs.

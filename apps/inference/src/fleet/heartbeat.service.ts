@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { setImmediate } from 'node:timers/promises';
 import { type BeforeApplicationShutdown, Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import type { InferenceConfig } from '@weft/config';
-import { Routes, workerHeartbeatSchema, type WorkerHeartbeat } from '@weft/contracts';
+import { Routes, inferenceWorkerAliveSubject, workerHeartbeatSchema, type WorkerHeartbeat } from '@weft/contracts';
 import type { Logger } from '@weft/logging';
 import { natsConnectOptions, natsServerFrom } from '@weft/messaging';
 import { InferenceService } from '../generate/inference.service';
@@ -11,11 +11,16 @@ import { BeatThread } from './beat-thread';
 import type { BeatFigures } from './heartbeat-thread.protocol';
 
 /**
- * A main loop that has not refreshed the beat's figures for this long is wedged, not busy (no
- * synchronous step of a request takes a minute): the thread stops beating and the gateway drops
- * the worker.
+ * A main loop that has not refreshed the beat's figures for this long is wedged, not busy: the
+ * thread stops beating (and answers probes "wedged"), and the gateway drops the worker. As long as
+ * the gateway's own wait on a generation's stream (INFERENCE_TIMEOUT_MS, 5 min): a minute was
+ * too short on a starved box, where the soak saw a live worker's refresh held up for 68 s and its
+ * running generations failed with it.
  */
-export const WEDGED_AFTER_MS = 60_000;
+export const WEDGED_AFTER_MS = 5 * 60_000;
+
+/** A refresh slower than this is logged with where its time went: the soak's diagnosis. */
+const SLOW_REFRESH_MS = 10_000;
 
 /**
  * Announces the worker every HEARTBEAT_INTERVAL_MS: its models, free sequences and cached
@@ -43,6 +48,7 @@ export class HeartbeatService implements OnApplicationBootstrap, BeforeApplicati
       {
         connect: { ...natsConnectOptions(natsServerFrom(this.config)), name: `inference-${this.worker.workerId}-heartbeat` },
         subject: Routes.inferenceWorkerAnnounced.subject,
+        probeSubject: inferenceWorkerAliveSubject(this.worker.workerId),
         intervalMs: this.config.HEARTBEAT_INTERVAL_MS,
         wedgedAfterMs: WEDGED_AFTER_MS,
       },
@@ -90,12 +96,18 @@ export class HeartbeatService implements OnApplicationBootstrap, BeforeApplicati
 
   private async refresh(): Promise<void> {
     if (this.status === 'stopped') return;
+    const started = performance.now();
     // Not before the server's subscriptions are live: the gateway would route to a deaf worker.
     if (this.status === 'ready' && !(await this.server.flush())) {
       this.thread?.pause();
       return;
     }
+    const flushedMs = performance.now() - started;
     this.thread?.update(await this.figures());
+    const tookMs = performance.now() - started;
+    if (tookMs > SLOW_REFRESH_MS) {
+      this.log.warn({ tookMs: Math.round(tookMs), flushMs: Math.round(flushedMs), inFlight: this.inference.running }, 'the heartbeat refresh was slow (a starved CPU or a blocked loop); beats went on from their thread');
+    }
   }
 
   private async figures(): Promise<BeatFigures> {

@@ -1,0 +1,23 @@
+import { inferenceWorkerAliveSubject } from '@weft/contracts';
+import { ErrorCode as NatsErrorCode, type NatsConnection, NatsError } from 'nats';
+import type { ProbeVerdict, WorkerProbe } from './fleet-registry';
+
+/** How long a probe waits for its answer; a starved worker may answer late, and is asked again. */
+export const PROBE_TIMEOUT_MS = 3_000;
+
+/**
+ * Asks a silent worker's heartbeat thread whether it lives (`inferenceWorkerAliveSubject`). NATS
+ * answers "no responders" at once when no process holds the subscription: the worker died (its
+ * connection closed with it), or it is of a version that does not answer probes.
+ */
+export function natsWorkerProbe(nats: NatsConnection, timeoutMs = PROBE_TIMEOUT_MS): WorkerProbe {
+  return async (workerId): Promise<ProbeVerdict> => {
+    try {
+      const reply = (await nats.request(inferenceWorkerAliveSubject(workerId), undefined, { timeout: timeoutMs })).json<{ alive: boolean; reason?: string }>();
+      return reply.alive ? { state: 'alive' } : { state: 'gone', reason: reply.reason ?? 'it says it is not alive' };
+    } catch (error) {
+      if (error instanceof NatsError && error.code === NatsErrorCode.NoResponders) return { state: 'gone', reason: 'no process answers for it' };
+      return { state: 'unknown' };
+    }
+  };
+}
