@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MarkdownStream } from './markdown';
+import { MarkdownStream, terminalMarkdown } from './markdown';
 
 /** Marks each rendered piece, so a test sees where the stream cut the text. */
 const stream = () => new MarkdownStream((markdown) => `[${markdown}]`);
@@ -24,5 +24,15 @@ describe('MarkdownStream', () => {
     expect(md.push('```py\nx = 1\n\ny = 2\n')).toBe('');
     expect(md.push('```\n\nafter')).toBe('[```py\nx = 1\n\ny = 2\n```\n\n]');
     expect(md.flush()).toBe('[after]');
+  });
+});
+
+describe('terminalMarkdown', () => {
+  it('draws a table and drops the fences of a code block, without colour when told so', () => {
+    const text = terminalMarkdown(80, false)('| a | b |\n| --- | --- |\n| 1 | 2 |\n\n```js\nlet x;\n```\n');
+    expect(text).toContain('│ a │ b │');
+    expect(text).toContain('let x;');
+    expect(text).not.toContain('```');
+    expect(text).not.toContain('\u001b[');
   });
 });

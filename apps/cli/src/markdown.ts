@@ -1,6 +1,11 @@
+import { createRequire } from 'node:module';
 import { stripVTControlCharacters } from 'node:util';
-import { Marked } from 'marked';
-import { markedTerminal } from 'marked-terminal';
+
+/**
+ * marked and marked-terminal (with highlight.js) take half a second to load: they are loaded at
+ * the first answer rendered, so no other command (and no `--raw` or piped run) pays for them.
+ */
+const load = createRequire(__filename);
 
 /** Turns a finished piece of Markdown into terminal text: tables drawn, code blocks shown without fences. */
 export type MarkdownToTerminal = (markdown: string) => string;
@@ -14,8 +19,13 @@ const MAX_WIDTH = 120;
  */
 export function terminalMarkdown(columns: number | undefined, colors: boolean): MarkdownToTerminal {
   const width = Math.min(columns ?? 80, MAX_WIDTH);
-  const marked = new Marked({ gfm: true, async: false }, markedTerminal({ width, reflowText: true, emoji: false, showSectionPrefix: false, tab: 2 }));
+  let marked: import('marked').Marked | undefined;
   return (markdown) => {
+    if (!marked) {
+      const { Marked } = load('marked') as typeof import('marked');
+      const { markedTerminal } = load('marked-terminal') as typeof import('marked-terminal');
+      marked = new Marked({ gfm: true, async: false }, markedTerminal({ width, reflowText: true, emoji: false, showSectionPrefix: false, tab: 2 }));
+    }
     const text = marked.parse(markdown, { async: false });
     return colors ? text : stripVTControlCharacters(text);
   };
