@@ -18,6 +18,14 @@ describe('docs/configuration.md', () => {
     expect(reference).toContain('| `COMPAT_LOG_PROMPT_CHANGES` | `false` |');
     expect(reference).toContain('How long a response stored by the OpenAI Responses API');
   });
+
+  it('lists every field of the model registry by provider, with its default and what it accepts', () => {
+    const reference = renderConfigReference();
+    expect(reference).toContain('| `gpuLayers` | `auto` | integer ≥ 0 or `auto` |');
+    expect(reference).toMatch(/\| `contextSize` \| required \| integer ≥ 1 \| The model's real context length/);
+    expect(reference).toContain('| `apiKeyEnv` | `ANTHROPIC_API_KEY` |');
+    expect(reference).toContain('or `{ "jinja": … }` |');
+  });
 });
 
 describe('SchemaComments', () => {

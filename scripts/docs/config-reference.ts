@@ -2,6 +2,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { gatewaySettingsSchema } from '../../apps/gateway/src/config';
+import { anthropicModelSchema, llamaModelSchema, openAiModelSchema, samplingDefaultsSchema } from '../../apps/inference/src/registry/models-config.schema';
 import { inferenceConfigSchema, sandboxConfigSchema, toolsConfigSchema } from '../../libs/config/src/apps';
 import { type ComposeInterpolation, composeEnvironment, composeInterpolations, describeComposeValue } from './compose-settings';
 import { SchemaComments } from './schema-comments';
@@ -15,6 +16,16 @@ const APPS = [
   { service: 'inference', schema: inferenceConfigSchema.out, variable: 'inferenceEnvSchema', source: 'libs/config/src/apps.ts' },
   { service: 'tools', schema: toolsConfigSchema, variable: 'toolsConfigSchema', source: 'libs/config/src/apps.ts' },
   { service: 'sandbox', schema: sandboxConfigSchema, variable: 'sandboxEnvSchema', source: 'libs/config/src/apps.ts' },
+] as const;
+
+const MODELS_SCHEMA_SOURCE = 'apps/inference/src/registry/models-config.schema.ts';
+
+/** The entries of the model registry (`config/models.json`, and what `weft admin models` writes), by provider. */
+const MODEL_ENTRIES = [
+  { title: '`"provider": "llama"`: a GGUF served by node-llama-cpp', schema: llamaModelSchema, variable: 'llamaModelSchema' },
+  { title: '`"provider": "openai"`: an OpenAI-compatible endpoint', schema: openAiModelSchema, variable: 'openAiModelSchema' },
+  { title: '`"provider": "anthropic"`: Anthropic\'s Messages API', schema: anthropicModelSchema, variable: 'anthropicModelSchema' },
+  { title: '`sampling`: a model\'s sampling defaults (a request\'s own values win)', schema: samplingDefaultsSchema, variable: 'samplingDefaultsSchema' },
 ] as const;
 
 /** Schema keys that are not variables themselves. */
@@ -45,6 +56,10 @@ const BOOLEAN_WORDS = ['0', '1', 'false', 'no', 'true', 'yes'];
 
 interface JsonSchemaField {
   type?: string;
+  anyOf?: JsonSchemaField[];
+  const?: unknown;
+  items?: JsonSchemaField;
+  properties?: Record<string, JsonSchemaField>;
   enum?: unknown[];
   default?: unknown;
   minimum?: number;
@@ -84,6 +99,16 @@ export function renderConfigReference(root = REPO_ROOT): string {
     lines.push('', `## ${app.service}`, '', `Parsed by \`${app.variable}\` (\`${app.source}\`).`, '');
     lines.push(...serviceTable(app.schema, comments.of(app.variable), environment.get(app.service) ?? new Map()));
   }
+  lines.push(
+    '',
+    '## Model registry',
+    '',
+    `Each entry of \`models\` in the registry file (\`MODELS_CONFIG\`, \`config/models.json\` in compose), checked by the schemas in \`${MODELS_SCHEMA_SOURCE}\`.`,
+    'Models pulled with `weft admin models pull` are registered with the same fields, read from the GGUF.',
+  );
+  for (const entry of MODEL_ENTRIES) {
+    lines.push('', `### ${entry.title}`, '', ...fieldTable(entry.schema, comments.of(entry.variable)));
+  }
   return `${lines.join('\n')}\n`;
 }
 
@@ -91,7 +116,7 @@ function configSources(root: string): { fileName: string; text: string }[] {
   const libFiles = readdirSync(join(root, 'libs/config/src'))
     .filter((name) => name.endsWith('.ts') && !name.endsWith('.spec.ts'))
     .map((name) => `libs/config/src/${name}`);
-  return [...libFiles, 'apps/gateway/src/config.ts'].map((fileName) => ({ fileName, text: readFileSync(join(root, fileName), 'utf8') }));
+  return [...libFiles, 'apps/gateway/src/config.ts', MODELS_SCHEMA_SOURCE].map((fileName) => ({ fileName, text: readFileSync(join(root, fileName), 'utf8') }));
 }
 
 function composeTable(composeText: string, comments: SchemaComments): string[] {
@@ -160,6 +185,16 @@ function serviceTable(schema: z.ZodObject, comments: Map<string, string>, enviro
   return table(['variable', 'default', 'compose sets', 'accepts', 'meaning'], rows);
 }
 
+function fieldTable(schema: z.ZodObject, comments: Map<string, string>): string[] {
+  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, JsonSchemaField>; required?: string[] };
+  const rows = Object.keys(schema.shape).map((key) => {
+    const property = json.properties?.[key] ?? {};
+    const required = json.required?.includes(key) ?? false;
+    return [`\`${key}\``, required ? 'required' : formatDefault(property.default), acceptedValues(property), comments.get(key) ?? ''];
+  });
+  return table(['field', 'default', 'accepts', 'meaning'], rows);
+}
+
 /** A default declared after a transform (`booleanFlag().default(false)`) is on the output side. */
 function outputDefault(field: unknown): unknown {
   const def = (field as { def?: { type?: string; defaultValue?: unknown } }).def;
@@ -169,11 +204,14 @@ function outputDefault(field: unknown): unknown {
 function formatDefault(value: unknown): string {
   if (value === undefined) return '(unset)';
   if (value === '') return '(empty)';
-  if (Array.isArray(value) && value.length === 0) return '(empty)';
   return `\`${typeof value === 'string' ? value : JSON.stringify(value)}\``;
 }
 
 function acceptedValues(field: JsonSchemaField): string {
+  if (field.anyOf) return field.anyOf.map(acceptedValues).join(' or ');
+  if (field.const !== undefined) return `\`${String(field.const)}\``;
+  if (field.type === 'boolean') return 'true or false';
+  if (field.type === 'array') return `list of ${field.items ? acceptedValues(field.items) : 'values'}`;
   if (field.enum) {
     const values = field.enum.map(String);
     if ([...values].sort().join() === BOOLEAN_WORDS.join()) return 'true or false';
@@ -182,10 +220,13 @@ function acceptedValues(field: JsonSchemaField): string {
   const bounds: string[] = [];
   const integer = field.type === 'integer';
   if (field.exclusiveMinimum !== undefined) bounds.push(integer ? `≥ ${field.exclusiveMinimum + 1}` : `> ${field.exclusiveMinimum}`);
-  if (field.minimum !== undefined) bounds.push(`≥ ${field.minimum}`);
+  if (field.minimum !== undefined && field.minimum > Number.MIN_SAFE_INTEGER) bounds.push(`≥ ${field.minimum}`);
   if (field.maximum !== undefined && field.maximum < Number.MAX_SAFE_INTEGER) bounds.push(`≤ ${field.maximum}`);
   if (integer || field.type === 'number') return [field.type, ...bounds].join(' ');
-  if (field.type === 'object') return 'see meaning';
+  if (field.type === 'object') {
+    const keys = Object.keys(field.properties ?? {});
+    return keys.length > 0 && keys.length <= 2 ? `\`{ ${keys.map((key) => `"${key}": …`).join(', ')} }\`` : 'an object';
+  }
   if (field.pattern) return `\`${field.pattern}\``;
   if (field.minLength !== undefined && field.minLength > 1) return `at least ${field.minLength} characters`;
   return field.type ?? '';
