@@ -9,6 +9,7 @@ import { memoizeContextState } from './context-state-memo';
 import { LoadedModel } from './loaded-model';
 import { LlamaRuntime, type ChatWrapper, type LlamaBackend, type LlamaModel } from './llama-runtime';
 import { resolveRemoteModel } from './model-source';
+import { ModelUses } from './model-uses';
 import { SessionStateStore } from './session-state-store';
 
 export interface LlamaDriverOptions {
@@ -36,6 +37,7 @@ export class LlamaDriver implements InferenceDriver {
   private readonly ready = new Map<string, LoadedModel>();
   private readonly runtime: LlamaRuntime;
   private readonly models: LlamaModelConfig[];
+  private readonly uses = new ModelUses();
 
   constructor(
     models: readonly LlamaModelConfig[],
@@ -50,12 +52,12 @@ export class LlamaDriver implements InferenceDriver {
    * Serves a model registered while the worker runs (`weft admin models pull`), or its changed
    * settings: a loaded copy with other settings is unloaded, and the next request loads it anew.
    */
-  async register(config: LlamaModelConfig): Promise<void> {
+  register(config: LlamaModelConfig): void {
     const index = this.models.findIndex((m) => m.id === config.id);
     if (index >= 0 && JSON.stringify(this.models[index]) === JSON.stringify(config)) return;
     if (index >= 0) {
       this.models[index] = config;
-      await this.unload(config.id);
+      this.unloadSoon(config.id);
     } else {
       this.models.push(config);
     }
@@ -63,11 +65,11 @@ export class LlamaDriver implements InferenceDriver {
   }
 
   /** Stops serving a model; requests for it get INFERENCE.UNKNOWN_MODEL from now on. */
-  async unregister(modelId: string): Promise<void> {
+  unregister(modelId: string): void {
     const index = this.models.findIndex((m) => m.id === modelId);
     if (index < 0) return;
     this.models.splice(index, 1);
-    await this.unload(modelId);
+    this.unloadSoon(modelId);
     this.log.info({ model: modelId }, 'model unregistered');
   }
 
@@ -99,12 +101,12 @@ export class LlamaDriver implements InferenceDriver {
 
   async generate(modelId: string, call: GenerateCall): Promise<GenerateResult> {
     const model = await this.load(modelId);
-    return model.generate(call);
+    return this.uses.run(model, () => model.generate(call));
   }
 
   async countTokens(modelId: string, request: GenerateRequest): Promise<number> {
     const model = await this.load(modelId);
-    return model.countTokens(request);
+    return this.uses.run(model, () => model.countTokens(request));
   }
 
   async embed(modelId: string, input: readonly string[]): Promise<{ embeddings: number[][]; promptTokens: number }> {
@@ -115,7 +117,7 @@ export class LlamaDriver implements InferenceDriver {
       });
     }
     const model = await this.load(modelId);
-    return model.embed(input);
+    return this.uses.run(model, () => model.embed(input));
   }
 
   gpu() {
@@ -137,12 +139,20 @@ export class LlamaDriver implements InferenceDriver {
     await this.runtime.dispose();
   }
 
+  /** Forgets the loaded copy now (the next request loads anew) and disposes it once its calls are done. */
+  private unloadSoon(modelId: string): void {
+    this.unload(modelId).catch((err: unknown) => this.log.warn({ model: modelId, err }, 'could not dispose an unloaded model'));
+  }
+
   private async unload(modelId: string): Promise<void> {
     const loading = this.loading.get(modelId);
     this.loading.delete(modelId);
     this.ready.delete(modelId);
     const model = await loading?.catch(() => undefined);
-    await model?.dispose();
+    if (!model) return;
+    // New requests no longer find it; the replies it is writing are let finish first.
+    await this.uses.idle(model);
+    await model.dispose();
   }
 
   private load(modelId: string): Promise<LoadedModel> {

@@ -97,6 +97,9 @@ describe('the registry of pulled models', () => {
     const failure = (await pull({ source: `${server.base}/files/tiny.gguf`, id: 'tiny' }).catch((error: unknown) => error)) as AppError;
     expect(failure.code).toBe(ErrorCode.Conflict);
     expect(failure.message).toBe('A pulled model is already registered as "tiny": remove it first (weft admin models remove tiny) or pull under another --id');
+    const sameFile = (await pull({ source: `${server.base}/files/tiny.gguf`, id: 'again' }).catch((error: unknown) => error)) as AppError;
+    expect(sameFile.code).toBe(ErrorCode.Conflict);
+    expect(sameFile.message).toBe('tiny.gguf is pulled already, as "tiny": give that model other settings with weft admin models set tiny');
   });
 
   it('changes settings and removes a model on every worker', async () => {
@@ -111,5 +114,16 @@ describe('the registry of pulled models', () => {
     expect((await readdir(modelsDir)).filter((name) => name.endsWith('.gguf'))).toEqual([]);
     const missing = (await client.rpc.request(Routes.inferenceModelsRemove, { id: 'tiny' }).catch((error: unknown) => error)) as AppError;
     expect(missing.code).toBe(ErrorCode.UnknownModel);
+  });
+  it('lets a reply that is running finish when its model is removed', async () => {
+    await pull({ source: `${server.base}/files/tiny.gguf`, id: 'brief' });
+    const stream = client.rpc.stream({ ...Routes.inferenceGenerate, subject: inferenceWorkerGenerateSubject(first.workerId) }, { model: 'brief', messages: [{ role: 'user', content: 'hi' }], maxTokens: 400 });
+    const firstChunk = await stream.next();
+    expect(firstChunk.value?.type).toBe('delta');
+    expect(await client.rpc.request(Routes.inferenceModelsRemove, { id: 'brief' })).toEqual({ id: 'brief', fileRemoved: true });
+    const chunks = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    expect(chunks.at(-1)).toMatchObject({ type: 'done', result: { finishReason: 'length' } });
+    expect(await generateOn(first, 'brief')).toBe(ErrorCode.UnknownModel);
   });
 });

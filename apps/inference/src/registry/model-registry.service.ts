@@ -95,31 +95,38 @@ export class ModelRegistryService implements OnApplicationBootstrap, OnApplicati
       if (!found) throw unknownPulled(id);
       return found;
     });
-    await this.llama.register(this.store.configOf(updated));
+    this.llama.register(this.store.configOf(updated));
     this.announce(id);
     return adminModelOfPulled(updated);
   }
 
   async remove(id: string, keepFile: boolean): Promise<{ id: string; fileRemoved: boolean }> {
     this.assertNotConfigured(id);
-    const removed = await this.write(async () => {
+    const { removed, fileShared } = await this.write(async () => {
       let found: PulledModel | undefined;
-      await this.store.update((models) => models.filter((model) => (model.id === id ? ((found = model), false) : true)));
+      const left = await this.store.update((models) => models.filter((model) => (model.id === id ? ((found = model), false) : true)));
       if (!found) throw unknownPulled(id);
-      return found;
+      return { removed: found, fileShared: left.some((model) => model.file === found?.file) };
     });
-    await this.llama.unregister(id);
+    this.llama.unregister(id);
     this.announce(id);
-    if (!keepFile) await rm(join(this.store.modelsDir, removed.file), { force: true });
-    return { id, fileRemoved: !keepFile };
+    // A worker still writing a reply with it keeps reading the file it opened.
+    const deleting = !keepFile && !fileShared;
+    if (deleting) await rm(join(this.store.modelsDir, removed.file), { force: true });
+    return { id, fileRemoved: deleting };
   }
 
   private async runPull(body: PullBody, emit: (event: PullProgress) => void): Promise<AdminModel> {
     const source = resolveModelSource(body.source, this.inferenceConfig.HF_ENDPOINT);
     const id = body.id ?? defaultModelId(source.file);
     this.assertNotConfigured(id);
-    if ((await this.store.read()).some((model) => model.id === id)) {
+    const pulled = await this.store.read();
+    if (pulled.some((model) => model.id === id)) {
       throw pullFailed('id-taken', `A pulled model is already registered as "${id}": remove it first (weft admin models remove ${id}) or pull under another --id`, { id });
+    }
+    const sameFile = pulled.find((model) => model.file === source.file);
+    if (sameFile) {
+      throw pullFailed('id-taken', `${source.file} is pulled already, as "${sameFile.id}": give that model other settings with weft admin models set ${sameFile.id}`, { id: sameFile.id, file: source.file });
     }
     if (this.pulling.has(source.file)) {
       throw new AppError(ErrorCode.Conflict, `${source.file} is being pulled already; wait for that pull to end`, { file: source.file });
@@ -157,7 +164,7 @@ export class ModelRegistryService implements OnApplicationBootstrap, OnApplicati
       };
       const config = this.store.configOf(entry);
       await this.write(() => this.store.update((models) => [...models.filter((model) => model.id !== id), entry]));
-      await this.llama.register(config);
+      this.llama.register(config);
       this.announce(id);
       this.log.info({ model: id, file: source.file, sizeBytes: file.sizeBytes, gguf }, 'model pulled and registered');
       return adminModelOfPulled(entry);
@@ -173,11 +180,11 @@ export class ModelRegistryService implements OnApplicationBootstrap, OnApplicati
   private async sync(): Promise<void> {
     try {
       const pulled = await this.store.read();
-      for (const model of pulled) await this.llama.register(this.store.configOf(model));
+      for (const model of pulled) this.llama.register(this.store.configOf(model));
       const configured = new Set(this.config.models.map((model) => model.id));
       const kept = new Set(pulled.map((model) => model.id));
       for (const { id } of await this.llama.listModels()) {
-        if (!configured.has(id) && !kept.has(id)) await this.llama.unregister(id);
+        if (!configured.has(id) && !kept.has(id)) this.llama.unregister(id);
       }
     } catch (error) {
       this.log.error({ err: error, path: this.store.path }, 'could not read the pulled models');
