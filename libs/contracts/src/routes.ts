@@ -18,6 +18,8 @@ import {
   mcpCallToolRequestSchema,
   mcpCallToolResultSchema,
   mcpListToolsRequestSchema,
+  mcpServerStateRequestSchema,
+  mcpServerStateResultSchema,
   mcpListToolsResultSchema,
   releaseSessionRequestSchema,
   releaseSessionResultSchema,
@@ -111,6 +113,7 @@ export const Routes = {
   sandboxReleaseSession: route(SandboxSubjects.releaseSession, releaseSessionRequestSchema, releaseSessionResultSchema),
   sandboxMcpListTools: route(SandboxSubjects.mcpListTools, mcpListToolsRequestSchema, mcpListToolsResultSchema),
   sandboxMcpCallTool: route(SandboxSubjects.mcpCallTool, mcpCallToolRequestSchema, mcpCallToolResultSchema),
+  sandboxMcpServerState: route(SandboxSubjects.mcpServerState, mcpServerStateRequestSchema, mcpServerStateResultSchema),
 } as const;
 
 export type RouteRequest<R> = R extends Route<infer Req, z.ZodType> ? z.input<Req> : never;

@@ -193,5 +193,11 @@ export const mcpCallToolRequestSchema = mcpStdioTargetSchema.extend({
   tool: z.string().min(1),
   arguments: z.record(z.string(), z.unknown()),
 });
+/**
+ * Where a stdio server of this worker is, asked without waiting: `starting` (with what it wrote
+ * to stderr so far, e.g. npm's failed fetches), `running`, or `none` (not started on this worker).
+ */
+export const mcpServerStateRequestSchema = mcpStdioTargetSchema;
+export const mcpServerStateResultSchema = z.object({ state: z.enum(['none', 'starting', 'running']), stderrTail: z.string() });
 /** The server's CallToolResult as it sent it; the gateway reads its content. */
 export const mcpCallToolResultSchema = z.looseObject({ content: z.array(z.unknown()).default([]), isError: z.boolean().optional() });

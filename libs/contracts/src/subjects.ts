@@ -61,6 +61,7 @@ export const SandboxSubjects = {
   releaseSession: 'weft.sandbox.v1.release-session',
   mcpListTools: 'weft.sandbox.v1.mcp-list-tools',
   mcpCallTool: 'weft.sandbox.v1.mcp-call-tool',
+  mcpServerState: 'weft.sandbox.v1.mcp-server-state',
   /** Worker heartbeats (`serviceHeartbeatSchema`), seen by every gateway (no queue group). */
   workerAnnounced: 'weft.sandbox.v1.worker.announced',
 } as const;

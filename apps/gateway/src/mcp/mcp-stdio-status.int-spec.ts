@@ -9,7 +9,8 @@ import { type SessionFixture, sessionApi } from '../test/session-api';
 /**
  * Stdio MCP servers that do not come up, through the public API with a real sandbox worker (real
  * Docker) starting them in the session's container: listing a session's servers answers at once
- * with what is known, and a server that exits or hangs is reported with its own last words.
+ * with what is known (a starting server's stderr so far included), and a server that exits or
+ * hangs is reported with its own last words.
  */
 const STDIO_START_TIMEOUT_MS = 8_000;
 let gateway: GatewayUnderTest;
@@ -64,6 +65,11 @@ describe("a session's stdio MCP servers that do not come up", () => {
     await expect
       .poll(async () => (await servers(f)).dies, { timeout: 30_000, interval: 250 })
       .toMatchObject({ state: 'failed', problem: expect.stringContaining('did not start: it exited with code 1 (it said: npm error code SELF_SIGNED_CERT_IN_CHAIN)') });
+
+    // While it starts, the listing shows what it said so far.
+    await expect
+      .poll(async () => (await servers(f)).hangs, { timeout: 30_000, interval: 250 })
+      .toMatchObject({ state: 'starting', said: 'npm http fetch GET https://registry.npmjs.org/x attempt 1 failed' });
 
     await expect
       .poll(async () => (await servers(f)).hangs, { timeout: 30_000, interval: 500 })

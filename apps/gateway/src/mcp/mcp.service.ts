@@ -30,6 +30,8 @@ const RPC_MARGIN_MS = 5_000;
 const FAILURE_MEMORY_MS = 30_000;
 /** How long a listing waits for servers being connected or started before it answers with what it knows. */
 const STATUS_WAIT_MS = 1_000;
+/** How long it then waits for a starting stdio server's stderr so far. */
+const STATE_TIMEOUT_MS = 2_000;
 
 /** `starting`: being connected (remote) or started in the session's container (stdio) right now. */
 export type McpServerState = 'starting' | 'ready' | 'failed' | 'refused' | 'invalid';
@@ -41,6 +43,8 @@ export interface McpServerStatus {
   url?: string;
   state: McpServerState;
   problem?: string;
+  /** While a stdio server starts: the last of what it wrote to stderr so far. */
+  said?: string;
   tools: Array<{ name: string; tool: string; description?: string }>;
 }
 
@@ -110,10 +114,25 @@ export class McpService implements OnModuleDestroy {
     const servers = await this.declared(session);
     return Promise.all(
       servers.map(async (server) => {
-        const starting: Probed = { status: { ...describeServer(server), state: 'starting', tools: [] }, failed: false };
-        return (await withinOrElse(this.probe(session, server), STATUS_WAIT_MS, starting)).status;
+        const probed = await withinOrElse<Probed | undefined>(this.probe(session, server), STATUS_WAIT_MS, undefined);
+        return probed?.status ?? this.starting(session, server);
       }),
     );
+  }
+
+  /** A server still starting; a stdio one with what it wrote to stderr so far (npm's failed fetches, say). */
+  private async starting(session: McpSession, server: DeclaredServer): Promise<McpServerStatus> {
+    const status: McpServerStatus = { ...describeServer(server), state: 'starting', tools: [] };
+    if (server.kind !== 'stdio') return status;
+    const target = this.stdioTarget(session, server.name, server.config, this.config.MCP_STDIO_START_TIMEOUT_MS);
+    try {
+      const { stderrTail } = await this.rpc.request(Routes.sandboxMcpServerState, target, { timeoutMs: STATE_TIMEOUT_MS });
+      return stderrTail ? { ...status, said: stderrTail } : status;
+    } catch (error) {
+      // Only a detail of the listing: the start goes on and its end is reported.
+      this.logger.debug({ server: server.name, err: error }, 'could not read the state of a starting stdio MCP server');
+      return status;
+    }
   }
 
   /** The tools of the servers that answer, and a line for each one that does not (for the model and the log). */

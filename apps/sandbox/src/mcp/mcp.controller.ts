@@ -7,6 +7,7 @@ import { StdioMcpServers } from './stdio-servers';
 
 type ListRequest = z.infer<(typeof Routes)['sandboxMcpListTools']['request']>;
 type CallRequest = z.infer<(typeof Routes)['sandboxMcpCallTool']['request']>;
+type StateRequest = z.infer<(typeof Routes)['sandboxMcpServerState']['request']>;
 
 @Controller()
 export class McpController {
@@ -15,6 +16,11 @@ export class McpController {
   @MessagePattern(Routes.sandboxMcpListTools.subject)
   async listTools(@Payload(new ZodPayloadPipe(Routes.sandboxMcpListTools.request)) request: ListRequest) {
     return { tools: await this.servers.listTools(request) };
+  }
+
+  @MessagePattern(Routes.sandboxMcpServerState.subject)
+  state(@Payload(new ZodPayloadPipe(Routes.sandboxMcpServerState.request)) request: StateRequest) {
+    return this.servers.state(request);
   }
 
   @MessagePattern(Routes.sandboxMcpCallTool.subject)

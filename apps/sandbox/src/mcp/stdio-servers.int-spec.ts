@@ -68,19 +68,19 @@ describe('stdio MCP servers in a session container', () => {
     expect(again.tools).toHaveLength(2);
   });
 
-  it('fails a server that exits while starting at once, saying how it ended and what it said; it sees the CA variables commands get', async () => {
+  it('fails a server that exits while starting at once, saying how it ended and what it said; it sees the CA variables commands get, and npm logs its fetches', async () => {
     const workspaceId = await sandbox.newWorkspace();
     // What `npx -y <server>` does where the network re-signs HTTPS and npm is not given the CA.
     const npx = {
       name: 'npx',
       command: 'sh',
-      args: ['-c', 'echo "npm error code SELF_SIGNED_CERT_IN_CHAIN (cafile $npm_config_cafile, node $NODE_EXTRA_CA_CERTS)" >&2; sleep 1; exit 1'],
+      args: ['-c', 'echo "npm error code SELF_SIGNED_CERT_IN_CHAIN (cafile $npm_config_cafile, node $NODE_EXTRA_CA_CERTS, log $npm_config_loglevel)" >&2; sleep 1; exit 1'],
     };
     const target = { workspaceId, session: session(), writable: false, network: 'none', server: npx, timeoutMs: 120_000 } as const;
     await expect(rpc.client.request(Routes.sandboxMcpListTools, target, { timeoutMs: 125_000 })).rejects.toMatchObject({
       code: ErrorCode.McpToolFailed,
       message: expect.stringContaining(
-        '"npx" did not start: it exited with code 1 (it said: npm error code SELF_SIGNED_CERT_IN_CHAIN (cafile /etc/weft/ca-certificates.pem, node /etc/weft/ca-certificates.pem))',
+        '"npx" did not start: it exited with code 1 (it said: npm error code SELF_SIGNED_CERT_IN_CHAIN (cafile /etc/weft/ca-certificates.pem, node /etc/weft/ca-certificates.pem, log http))',
       ),
     });
   });

@@ -22,6 +22,20 @@ interface Running {
 export type StdioTarget = SessionTarget & { server: McpStdioServer; timeoutMs: number };
 
 /**
+ * Added to a server's environment (its own `env` wins): npm retries a registry it cannot reach
+ * or trust for a minute and more and says nothing at its default level; at `http` each failed
+ * attempt is a line on stderr (`… attempt 1 failed with SELF_SIGNED_CERT_IN_CHAIN`), which the
+ * listing shows while the server starts. On stderr only: the protocol on stdout is untouched.
+ */
+const SERVER_ENV: Readonly<Record<string, string>> = { npm_config_loglevel: 'http' };
+
+interface Start {
+  transport: SessionStdioTransport;
+  /** Initialized: it answers requests. */
+  ready: boolean;
+}
+
+/**
  * Stdio MCP servers, each a process in its session's container (never on a host: it gets the
  * session's workspace, network and limits, as a command would), started on first use and kept
  * while used. One per session, server and settings on this worker.
@@ -29,6 +43,8 @@ export type StdioTarget = SessionTarget & { server: McpStdioServer; timeoutMs: n
 @Injectable()
 export class StdioMcpServers implements OnModuleDestroy {
   private readonly running = new Map<string, Promise<Running>>();
+  /** The process of each entry of `running`, readable while it is still starting. */
+  private readonly starts = new Map<string, Start>();
 
   constructor(
     private readonly containers: SessionContainers,
@@ -53,6 +69,13 @@ export class StdioMcpServers implements OnModuleDestroy {
   async callTool(target: StdioTarget, tool: string, args: Record<string, unknown>): Promise<CallToolResult> {
     const deadline = Date.now() + target.timeoutMs;
     return this.use(target, deadline, async (client) => (await client.callTool({ name: tool, arguments: args }, undefined, { timeout: left(deadline) })) as CallToolResult);
+  }
+
+  /** Where the server is on this worker, without waiting or starting it; its stderr so far while it starts. */
+  state(target: StdioTarget): { state: 'none' | 'starting' | 'running'; stderrTail: string } {
+    const start = this.starts.get(serverKey(target));
+    if (!start || start.transport.closed) return { state: 'none', stderrTail: '' };
+    return { state: start.ready ? 'running' : 'starting', stderrTail: start.transport.stderrTail().slice(-STDERR_TAIL_CHARS) };
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -104,16 +127,23 @@ export class StdioMcpServers implements OnModuleDestroy {
   private async connect(key: string, target: StdioTarget, deadline: number): Promise<Running> {
     const { server } = target;
     const transport = new SessionStdioTransport((onStdout) =>
-      this.containers.spawn(target, [server.command, ...server.args], server.env, onStdout),
+      this.containers.spawn(target, [server.command, ...server.args], { ...SERVER_ENV, ...server.env }, onStdout),
     );
+    const start: Start = { transport, ready: false };
+    this.starts.set(key, start);
+    const forget = () => {
+      if (this.starts.get(key) === start) this.starts.delete(key);
+    };
     const client = new Client({ name: 'weft', version: '0.1.0' });
     client.onclose = () => {
+      forget();
       if (this.running.get(key) === current) this.running.delete(key);
     };
     const current: Promise<Running> = (async () => {
       try {
         await beforeDeadline(client.connect(transport, { timeout: left(deadline) }), deadline, server.name);
       } catch (error) {
+        forget();
         await transport.close();
         const said = transport.stderrTail();
         // "Connection closed" says less than how the process ended.
@@ -124,6 +154,7 @@ export class StdioMcpServers implements OnModuleDestroy {
           { server: server.name },
         );
       }
+      start.ready = true;
       this.logger.info({ server: server.name, sessionId: target.session.sessionId }, 'stdio MCP server started in the session container');
       return { client, transport };
     })();
@@ -134,6 +165,7 @@ export class StdioMcpServers implements OnModuleDestroy {
     const running = this.running.get(key);
     if (!running) return;
     this.running.delete(key);
+    this.starts.delete(key);
     void running?.then((r) => r.client.close()).catch(() => undefined);
   }
 }
