@@ -12,4 +12,6 @@ COPY sandbox-go/go /usr/local/bin/go
 # GOTOOLCHAIN stays Go's `auto`: a go.mod asking for a newer Go gets it from proxy.golang.org.
 ENV GOPATH=/cache/go GOMODCACHE=/cache/go/mod GOCACHE=/cache/go/build GOTMPDIR=/cache/go/tmp \
     GOFLAGS=-modcacherw PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/cache/go/bin
+# Last: the runners change more often than the packages above (see the base's Dockerfile).
+COPY sandbox-runtime/weft-run sandbox-runtime/weft-exec sandbox-runtime/weft-idle sandbox-runtime/weft-serve /usr/local/bin/
 USER 10001:10001

@@ -13,4 +13,6 @@ RUN apt-get update && apt-get install -y --no-install-recommends \
       libmaven-jar-plugin-java libmaven-install-plugin-java \
  && apt-get clean && rm -rf /var/lib/apt/lists/* && java -version && mvn -version
 COPY sandbox-java/mavenrc /etc/mavenrc
+# Last: the runners change more often than the packages above (see the base's Dockerfile).
+COPY sandbox-runtime/weft-run sandbox-runtime/weft-exec sandbox-runtime/weft-idle sandbox-runtime/weft-serve /usr/local/bin/
 USER 10001:10001

@@ -9,4 +9,6 @@ RUN apt-get update && apt-get install -y --no-install-recommends rustc cargo \
 # A project's target/ stays in the workspace, as on a developer's machine.
 ENV CARGO_HOME=/cache/cargo \
     PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/cache/cargo/bin
+# Last: the runners change more often than the packages above (see the base's Dockerfile).
+COPY sandbox-runtime/weft-run sandbox-runtime/weft-exec sandbox-runtime/weft-idle sandbox-runtime/weft-serve /usr/local/bin/
 USER 10001:10001
