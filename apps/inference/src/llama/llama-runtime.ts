@@ -2,7 +2,7 @@ import type { Logger } from '@weft/logging';
 import { patchBatchGathering } from './batch-gather-patch';
 import { patchContextLockYield } from './context-lock-patch';
 import { patchFunctionParamsLengthCheck } from './function-params-patch';
-import { loadLlama, type LlamaBinary } from './llama-binary';
+import { loadLlama, localBuildFolder, type LlamaBinary } from './llama-binary';
 import { patchNumberGrammar } from './number-grammar-patch';
 
 // node-llama-cpp is ESM-only and this app compiles to CommonJS: load it with a dynamic import
@@ -67,7 +67,11 @@ export class LlamaRuntime {
       logLevel: lib.LlamaLogLevel.warn,
       logger: (level, message) => this.log.warn({ llamaLevel: level }, message.trim()),
     });
-    this.log.info({ gpu: llama.gpu, build: llama.buildType, cpuMathCores: llama.cpuMathCores }, 'llama.cpp ready');
+    // Which binary serves decides the speed on a CPU (docs/inference.md, "The llama.cpp binary").
+    this.log.info({ gpu: llama.gpu, build: llama.buildType, cpuMathCores: llama.cpuMathCores, kernels: llama.systemInfo.trim() }, 'llama.cpp ready');
+    if (llama.buildType !== 'localBuild' && this.binary !== 'prebuilt' && localBuildFolder()) {
+      this.log.warn({ localBuild: localBuildFolder() }, 'the llama.cpp build for this CPU failed to load: serving with the slower prebuilt binary');
+    }
     return { lib, llama };
   }
 }
