@@ -107,6 +107,27 @@ describe('weft run at a terminal', () => {
   });
 });
 
+describe('weft chat at a terminal', () => {
+  it('keeps the permission choices on screen while the answer is typed and corrected', async () => {
+    const f = await client.fixture(`chat-prompt-${testId}`);
+    script(f.sessionId, [{ calls: [{ name: 'write_file', arguments: { path: 'a.txt', content: 'one\n' } }] }, { text: 'Written.' }]);
+    const pane = await inTmux(['chat', '--session', f.sessionId], f);
+    await untilShown(pane, '›');
+    await pane.typeLine('write a.txt');
+    await untilShown(pane, /\[y\/a\/n\] *$/m);
+    await pane.typeLine('x'); // not an answer: asked again
+    await untilShown(pane, /\[y\/a\/n\] x\n.*\[y\/a\/n\] *$/m);
+    await pane.press('q');
+    await untilShown(pane, /\[y\/a\/n\] q\n*$/);
+    await pane.press('BSpace'); // readline redraws its line on a backspace
+    await untilShown(pane, /· n no \[y\/a\/n\]\n*$/);
+    await pane.typeLine('y');
+    await untilShown(pane, 'Written.');
+    await pane.typeLine('/exit');
+    await untilShown(pane, '[exit 0]');
+  });
+});
+
 describe('weft chain --list', () => {
   it("lists a workspace's chains without creating a session", async () => {
     const chain = ['description: find and fix a bug', 'inputs:', '  issue: { description: what is broken }', 'steps:', '  - name: find', '    prompt: "Find {{ inputs.issue }}"'].join('\n');

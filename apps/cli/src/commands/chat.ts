@@ -28,7 +28,8 @@ export function chatCommand(ctx: CliContext): Command {
     const prompt = (): void => {
       if (!inputClosed) rl.prompt();
     };
-    rl.setPrompt(c.bold(c.cyan('› ')));
+    const messagePrompt = c.bold(c.cyan('› '));
+    rl.setPrompt(messagePrompt);
     const interrupts = new TurnInterrupts();
     const interrupt = (): void => {
       const action = interrupts.press();
@@ -43,9 +44,19 @@ export function chatCommand(ctx: CliContext): Command {
     const renderer = new TurnRenderer(ctx.stdout, c, answerMarkdown(ctx, options.raw));
     const commands = new SlashCommands(client, state, ctx.stdout, ctx.stderr, c);
     // Answers come from the same line reader as messages, so typed-ahead input stays in order.
-    const askPermission = terminalPermissionPrompt(ctx.stdout, c, (question, signal) => {
-      ctx.stdout.write(question);
-      return lines.next(signal);
+    // The question is readline's prompt while it waits, so a redraw (a backspace) keeps it on screen.
+    const askPermission = terminalPermissionPrompt(ctx.stdout, c, async (question, signal) => {
+      // Piped input may have ended already, its lines still buffered: then the question is only printed.
+      if (inputClosed) ctx.stdout.write(question);
+      else {
+        rl.setPrompt(question);
+        rl.prompt();
+      }
+      try {
+        return await lines.next(signal);
+      } finally {
+        rl.setPrompt(messagePrompt);
+      }
     });
     try {
       for (;;) {

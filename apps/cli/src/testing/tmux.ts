@@ -11,6 +11,8 @@ export interface TmuxPane {
   screen(options?: { escapes?: boolean }): Promise<string>;
   /** Types `text` and presses Enter. */
   typeLine(text: string): Promise<void>;
+  /** Presses keys by tmux's names (`BSpace`, `C-c`). */
+  press(...keys: string[]): Promise<void>;
   /** Ends the pane's tmux server (and the program, if it still runs). */
   close(): Promise<void>;
 }
@@ -30,6 +32,9 @@ export async function startInTmux(argv: string[], env: Record<string, string>, c
     typeLine: async (text) => {
       await tmux('send-keys', '-t', 'weft', '-l', text);
       await tmux('send-keys', '-t', 'weft', 'Enter');
+    },
+    press: async (...keys) => {
+      await tmux('send-keys', '-t', 'weft', ...keys);
     },
     close: async () => {
       await tmux('kill-server').catch(() => undefined); // already gone with its last pane
