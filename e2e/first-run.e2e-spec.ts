@@ -60,7 +60,7 @@ describe('the first run, as the README tells it', () => {
     const setup = await weft(['setup', '--yes', '--url', gatewayUrl, '--name', `first-admin-${Date.now()}`], { ...savedLogin(), WEFT_ADMIN_TOKEN: stackEnv.WEFT_ADMIN_TOKEN });
     expect(setup.code, setup.stdout + setup.stderr).toBe(0);
     expect(setup.stdout).toMatch(/^✓ created user first-admin-\d+ \(usr_\S+\) and a key/m);
-    expect(setup.stdout).toContain('! no model pulled yet: the models above are demos (tiny has random weights). Coding models for the ');
+    expect(setup.stdout).toContain("! no model pulled yet (the stack's demo model tiny has random weights: its answers are noise). Coding models for the ");
     expect(setup.stdout).toContain('pull one: weft admin models pull hf:');
     url = `http://${hostAddress}:${server.port}/files/${FILE}`;
   });

@@ -7,6 +7,8 @@ import { type GatewayUnderTest, TEST_ADMIN_TOKEN, startGatewayUnderTest } from '
 import { ScriptedModelModule } from '../../gateway/src/test/scripted-workers';
 import { sessionApi } from '../../gateway/src/test/session-api';
 import { type SandboxHarness, startSandboxHarness } from '../../sandbox/src/testing/sandbox-harness';
+import { makeTempDir, makeTestModel, removeDir, startWorker } from '../../inference/src/testing/worker-harness';
+import { startModelFileServer } from '../../../test/support/model-file-server';
 import { buildCli, weft, weftCommandLine } from './testing/built-cli';
 import { startInTmux } from './testing/tmux';
 
@@ -188,6 +190,35 @@ describe('weft setup at a terminal', () => {
       expect(await savedConfig()).toEqual({ url: gateway.base, key });
     } finally {
       await pane.close();
+    }
+  });
+});
+
+describe('weft setup as the admin, with an inference worker', () => {
+  it('offers coding models sized to the host, pulls the one given, and names it in the next steps', async () => {
+    const dir = await makeTempDir('weft-setup-models-');
+    const server = await startModelFileServer(await makeTestModel(dir, 'setup-coder.gguf'), 'setup-coder.gguf');
+    const worker = await startWorker(gateway.natsUrl, dir, { models: [] });
+    try {
+      const url = `${server.base}/files/setup-coder.gguf`;
+      const name = `pat-${testId}`;
+      const result = await setup(['--url', gateway.base, '--name', name], { WEFT_ADMIN_TOKEN: TEST_ADMIN_TOKEN }, `${url}\n`);
+
+      expect(result.stdout).toMatch(new RegExp(`^✓ created user ${name} `, 'm'));
+      expect(result.stdout).toMatch(/^! no model pulled yet \(the stack's demo model tiny has random weights: its answers are noise\)\. Coding models for the (GPU|RAM of this machine) \(/m);
+      expect(result.stdout).toMatch(/^ {4}1\) qwen\S+ +\d+\.\d GB {2}\S/m);
+      expect(result.stderr).toContain('? pull one now? ');
+      expect(result.stderr).toContain(`pulling setup-coder.gguf as "setup-coder" from ${url}`);
+      expect(result.stderr).toContain('download 505.4 KiB of 505.4 KiB (100%)');
+      expect(result.stdout).toContain(`✓ pulled "setup-coder": setup-coder.gguf, 505.4 KiB, sha256 ${server.sha256}`);
+      // The models check comes after the pull, and sees the pulled model.
+      expect(result.stdout).toContain('✓ 1 model on offer');
+      expect(result.stdout).toContain('weft run "summarise this project" --model setup-coder');
+      expect((await client.api('GET', '/v1/admin/models', TEST_ADMIN_TOKEN)).json).toMatchObject({ models: [expect.objectContaining({ id: 'setup-coder', origin: 'pulled' })] });
+    } finally {
+      await worker.close();
+      await server.close();
+      await removeDir(dir);
     }
   });
 });

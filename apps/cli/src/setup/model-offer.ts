@@ -3,7 +3,6 @@ import { AdminClient } from '../admin-client';
 import { pullWithProgress, pulledSummary } from '../commands/admin-models-progress';
 import type { CliContext } from '../context';
 import { describeError } from '../errors';
-import { formatBytes } from '../format-bytes';
 import type { CheckReporter } from './check-reporter';
 import type { Prompter } from './prompter';
 import { recommendFor, type HostMemory } from './recommended-models';
@@ -28,8 +27,8 @@ export async function offerModels(ctx: CliContext, url: string, adminKey: string
   if (pulled) return pulled;
   const memory = await hostMemory(admin);
   const { models, fits } = recommendFor(memory);
-  record({ check: 'pull', status: 'warn', text: `no model pulled yet: the models above are demos (tiny has random weights). Coding models for the ${memory.describe}:` });
-  models.forEach((model, index) => reporter.detail(`${index + 1}) ${model.id.padEnd(20)} ${formatBytes(model.sizeBytes).padStart(10)}  ${model.note}`));
+  record({ check: 'pull', status: 'warn', text: `no model pulled yet (the stack's demo model tiny has random weights: its answers are noise). Coding models for the ${memory.describe}:` });
+  models.forEach((model, index) => reporter.detail(`${index + 1}) ${model.id.padEnd(20)} ${`${(model.sizeBytes / 1e9).toFixed(1)} GB`.padStart(8)}  ${model.note}`));
   if (!fits) reporter.detail('(none fits comfortably: the smallest is shown; expect it to be slow)');
   if (!prompter) {
     reporter.detail(`pull one: weft admin models pull ${models[0]?.source ?? '<hf:owner/repo/file.gguf | URL>'}`);

@@ -52,9 +52,9 @@ export class SetupFlow {
       if (working) {
         await this.save(url, working);
         const client = new ApiClient(url, working.key);
-        const models = await this.checkModels(client);
-        // The admin (who can pull) is offered real models; the pulled one is the one to try first.
+        // The admin (who can pull) is offered real models first, so the models check sees the one pulled.
         const pulled = working.me.role === 'admin' ? await offerModels(this.ctx, url, working.key, this.reporter, (result) => this.record(result), this.prompter) : undefined;
+        const models = await this.checkModels(client);
         await this.checkSandbox(client);
         return this.finish(models, pulled);
       }
