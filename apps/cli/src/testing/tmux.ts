@@ -23,10 +23,11 @@ export interface TmuxPane {
  */
 export async function startInTmux(argv: string[], env: Record<string, string>, cwd: string): Promise<TmuxPane> {
   const socket = `weft-test-${randomBytes(4).toString('hex')}`;
-  const tmux = (...args: string[]) => run('tmux', ['-L', socket, '-f', '/dev/null', ...args], { cwd });
+  // Only the pane starts in `cwd`: a test may remove that folder before the pane is closed.
+  const tmux = (...args: string[]) => run('tmux', ['-L', socket, '-f', '/dev/null', ...args]);
   const environment = Object.entries({ PATH: process.env.PATH ?? '', TERM: 'xterm-256color', ...env }).map(([k, v]) => `${k}=${v}`);
   const shell = `${quote(['env', '-i', ...environment, ...argv])}; echo "[exit $?]"; exec sleep 600`;
-  await tmux('new-session', '-d', '-s', 'weft', '-x', '160', '-y', '50', 'bash', '-c', shell);
+  await tmux('new-session', '-d', '-s', 'weft', '-x', '160', '-y', '50', '-c', cwd, 'bash', '-c', shell);
   return {
     screen: async (options = {}) => (await tmux('capture-pane', '-p', ...(options.escapes ? ['-e'] : []), '-t', 'weft')).stdout.replace(/[ \t]+$/gm, ''),
     typeLine: async (text) => {
