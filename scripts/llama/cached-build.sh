@@ -30,7 +30,7 @@ warn() {
   {
     echo
     echo "################################################################################"
-    echo "## llama.cpp: NO BUILD FOR THIS CPU. The inference worker will use node-llama-cpp's"
+    echo "## llama.cpp: NO BUILD FOR THIS CPU IN USE. The inference worker will use node-llama-cpp's"
     echo "## PREBUILT binary, which can be much slower (docs/inference.md, 'The llama.cpp binary')."
     echo "## Why: $1"
     [ -n "${2:-}" ] && echo "## Log: $2"
@@ -54,9 +54,12 @@ choose() {
   if [ "$mode" = auto ]; then
     if [ ! -f "$dir/choice" ] || [ "${WEFT_LLAMA_REBUILD:-0}" = 1 ]; then
       echo "llama.cpp: timing the build for this CPU against the prebuilt (once per build)" >&2
-      if ! BENCH_PICK=1 node scripts/llama/compare-binaries.mjs "$release" >"$dir/choice.log" 2>&1; then
-        cat "$dir/choice.log" >&2
-        warn "the build for this CPU did not run (comparison failed)" "$dir/choice.log"
+      # Bounded: on a machine too busy to time anything, the prebuilt stays (retry: WEFT_LLAMA_REBUILD=1).
+      if ! BENCH_PICK=1 timeout -k 30 "${WEFT_LLAMA_PICK_TIMEOUT:-300}" node scripts/llama/compare-binaries.mjs "$release" >"$dir/choice.log" 2>&1; then
+        tail -n 5 "$dir/choice.log" >&2
+        echo "pick: prebuilt (the timing failed or took over ${WEFT_LLAMA_PICK_TIMEOUT:-300}s)" >>"$dir/choice.log"
+        echo prebuilt >"$dir/choice"
+        warn "the build for this CPU could not be timed against the prebuilt" "$dir/choice.log"
         return
       fi
       tail -n 1 "$dir/choice.log" | sed -n 's/^pick: \(local\|prebuilt\).*/\1/p' >"$dir/choice"

@@ -82,6 +82,19 @@ describe('cached-build.sh', SLOW, () => {
     expect(faster.stdout.trim()).toBe(release);
   });
 
+  it('keeps the prebuilt when the timing overruns, says so, and does not time again', async () => {
+    await cachedRelease();
+    const env = { WEFT_LLAMA_CACHE: cache, WEFT_LLAMA_PICK_TIMEOUT: '1', ...NO_DOCKER };
+    const first = await sh('cached-build.sh', [], env);
+    expect(first.stdout).toBe('');
+    expect(first.stderr).toContain('could not be timed against the prebuilt');
+    expect(await readFile(join(cache, key, 'choice'), 'utf8')).toBe('prebuilt\n');
+    const second = await sh('cached-build.sh', [], env);
+    expect(second.stderr).not.toContain('timing the build');
+    expect(second.stderr).toContain('took over 1s');
+    // timeout's 30 s grace (-k) may run out when the signal comes between two children.
+  }, 120_000);
+
   it('builds nothing for WEFT_LLAMA_BUILD=prebuilt and refuses an unknown mode, naming it', async () => {
     await cachedRelease();
     const prebuilt = await sh('cached-build.sh', [], { WEFT_LLAMA_CACHE: cache, WEFT_LLAMA_BUILD: 'prebuilt' });

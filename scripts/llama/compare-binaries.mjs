@@ -8,7 +8,7 @@
 //
 //   node scripts/llama/compare-binaries.mjs [Release folder]
 //   BENCH_ROUNDS=3 BENCH_LEVELS=1,4,8 BENCH_MAX_TOKENS=48 BENCH_THREADS=<cores>
-//   BENCH_PICK=1: a short run (2 rounds, 1 and 4 sequences, 24 tokens) ending in a line
+//   BENCH_PICK=1: a short run (2 rounds, 1 and 4 sequences, 16 tokens) ending in a line
 //   `pick: local|prebuilt`, the local build when the geometric mean of its median ratios is > 1
 //   (cached-build.sh keeps that verdict per build).
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -18,18 +18,21 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const MODEL = join(root, '.weft-test/bench/bench-1024x8-f16-ctx8k.gguf');
+// The child runs from a copy of this file elsewhere: it takes the model's path from the parent.
+const MODEL = process.env.WEFT_COMPARE_MODEL ?? join(root, '.weft-test/bench/bench-1024x8-f16-ctx8k.gguf');
 const SHAPE = ['--embedding', '1024', '--layers', '8', '--heads', '16', '--kv-heads', '4', '--feed-forward', '2816', '--context', '8192', '--merges', '400', '--f16'];
 const PICK = process.env.BENCH_PICK === '1';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (PICK ? 2 : 3));
 const LEVELS = (process.env.BENCH_LEVELS ?? (PICK ? '1,4' : '1,4,8')).split(',').map(Number);
-const MAX_TOKENS = Number(process.env.BENCH_MAX_TOKENS ?? (PICK ? 24 : 48));
+const MAX_TOKENS = Number(process.env.BENCH_MAX_TOKENS ?? (PICK ? 16 : 48));
 const THREADS = Number(process.env.BENCH_THREADS ?? cpus().length);
 
 if (process.argv[2] === '--child') await child(process.argv[3]);
 else await parent(process.argv[2]);
 
 async function parent(releaseArg) {
+  // `timeout` signals the child too; this process then cleans up in `finally` instead of dying first.
+  process.on('SIGTERM', () => {});
   const release = releaseArg ?? execFileSync('bash', [join(root, 'scripts/llama/cached-build.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
   if (!release || !existsSync(join(release, 'llama-addon.node'))) throw new Error(`no local build to compare: ${release || 'cached-build.sh built none'}`);
   if (!existsSync(MODEL)) execFileSync('node', [join(root, 'scripts/gguf/make-test-model.mjs'), MODEL, ...SHAPE], { stdio: 'inherit' });
@@ -42,8 +45,8 @@ async function parent(releaseArg) {
       const order = round % 2 === 0 ? ['prebuilt', 'local'] : ['local', 'prebuilt'];
       for (const binary of order) {
         // One libuv pool thread, as the worker runs (apps/inference/src/uv-threadpool.ts).
-        const run = spawnSync('node', [script, '--child', binary], { encoding: 'utf8', env: { ...process.env, UV_THREADPOOL_SIZE: '1' } });
-        if (run.status !== 0) throw new Error(`${binary} run failed: ${run.stderr}`);
+        const run = spawnSync('node', [script, '--child', binary], { encoding: 'utf8', env: { ...process.env, UV_THREADPOOL_SIZE: '1', WEFT_COMPARE_MODEL: MODEL } });
+        if (run.status !== 0) throw new Error(`${binary} run failed (${run.signal ?? `exit ${run.status}`}): ${run.stderr}`);
         const result = JSON.parse(run.stdout.trim().split('\n').at(-1));
         if (round === 0) console.log(`${binary}: ${result.buildType}, ${result.backend}\n  ${result.systemInfo}`);
         results[binary].push(result.tokensPerSecond);
@@ -92,7 +95,8 @@ async function child(binary) {
   const logger = (_level, message) => {
     if (message.includes('load_backend')) backend = message.trim();
   };
-  const options = { logLevel: lib.LlamaLogLevel.info, logger };
+  // load_backend (which libggml-cpu-<variant>.so the prebuilt chose) is logged at debug level.
+  const options = { logLevel: lib.LlamaLogLevel.debug, logger };
   const llama = binary === 'local' ? await lib.getLlama('lastBuild', options) : await lib.getLlama({ ...options, gpu: false, build: 'never' });
   if (binary === 'local' && llama.buildType !== 'localBuild') throw new Error(`the local build did not load (got ${llama.buildType})`);
   const model = await llama.loadModel({ modelPath: MODEL });
