@@ -107,6 +107,8 @@ build() {
   mkdir -p "$work/nlc/llama" "$work/out"
   cp "$nlc/package.json" "$work/nlc/"
   (cd "$nlc/llama" && cp -r CMakeLists.txt addon cmake gitRelease.bundle llama.cpp.info.json package.json patches "$work/nlc/llama/")
+  # The addon's CMakeLists finds napi.h with require('node-addon-api') from there.
+  mkdir -p "$work/nlc/node_modules" && cp -r "$(dirname "$(node -p "require.resolve('node-addon-api/package.json', { paths: ['$nlc'] })")")" "$work/nlc/node_modules/"
   # The container runs as the caller so the cache stays theirs; HOME for git and cmake.
   docker run --rm --user "$(id -u):$(id -g)" -e HOME=/tmp -e JOBS="${JOBS:-$(nproc)}" -e NODE_LLAMA_CPP_DIR=/work/nlc \
     -v "$work:/work" -v "$PWD/scripts/llama:/scripts/llama:ro" -v "$node_include:/usr/local/include/node:ro" \
