@@ -13,4 +13,15 @@ for name in WEFT_ADMIN_TOKEN WEFT_NATS_PASSWORD WEFT_NATS_WORKER_PASSWORD; do
 done
 [ -d node_modules ] || npm install --no-audit --no-fund
 bash scripts/images/build-all.sh
+# The llama.cpp binary the images carry (chosen and cached by the step above, which said why) goes
+# into this checkout's node_modules too, so a worker or benchmark run from here loads the same one.
+release=$(bash scripts/llama/cached-build.sh 2>/dev/null)
+if [ -n "$release" ]; then
+  bash scripts/llama/install-addon.sh "$release" node_modules/node-llama-cpp
+  echo "setup: llama.cpp compiled for this CPU serves (cached in $(dirname "$release"))"
+else
+  # A build of ours installed by an earlier setup would outlive the choice.
+  grep -qs '"linux-x64-weft-cpu"' node_modules/node-llama-cpp/llama/lastBuild.json && rm node_modules/node-llama-cpp/llama/lastBuild.json
+  echo "setup: node-llama-cpp's PREBUILT llama.cpp binary serves (why: the llama.cpp lines above)"
+fi
 echo "setup: done. Start Weft with: docker compose up -d"

@@ -24,10 +24,19 @@ llama_cpu=node_modules/@node-llama-cpp/linux-x64
 [ -d "$llama_cpu" ] || { echo "stage-app: $llama_cpu is not installed (build the images on linux-x64)" >&2; exit 1; }
 mkdir -p "$out/node_modules/@node-llama-cpp" && cp -r "$llama_cpu" "$out/node_modules/@node-llama-cpp/"
 
-# WEFT_LLAMA_SOURCE_BUILD=1: the image compiles node-llama-cpp's addon from the llama.cpp source
-# the package ships (scripts/llama/build-addon.sh, for the building machine's CPU), which the worker
-# then loads instead of the prebuilt (LLAMA_BINARY=auto). Node's headers come from this Node: the
-# image's Node has only its binary.
+# The llama.cpp binary the worker loads (LLAMA_BINARY=auto): node-llama-cpp's addon compiled for
+# this machine's CPU from the source the package ships, when it decodes faster here than the
+# prebuilt (scripts/llama/cached-build.sh: built and timed once, cached outside the repository per
+# CPU and version; WEFT_LLAMA_BUILD=auto|source|prebuilt). Without one the prebuilt serves, and
+# cached-build.sh has said why.
+release=$(bash scripts/llama/cached-build.sh)
+if [ -n "$release" ]; then bash scripts/llama/install-addon.sh "$release" "$out/node_modules/node-llama-cpp"; fi
+
+# WEFT_LLAMA_SOURCE_BUILD=1, the older way (compiled afresh in every image build): the image
+# compiles node-llama-cpp's addon from the llama.cpp source the package ships
+# (scripts/llama/build-addon.sh, for the building machine's CPU), which the worker then loads
+# instead of the prebuilt (LLAMA_BINARY=auto). Node's headers come from this Node: the image's
+# Node has only its binary.
 if [ "${WEFT_LLAMA_SOURCE_BUILD:-0}" = 1 ]; then
   node_include=$(dirname "$(dirname "$(command -v node)")")/include/node
   [ -f "$node_include/node_api.h" ] || { echo "stage-app: Node's headers not found in $node_include" >&2; exit 1; }
