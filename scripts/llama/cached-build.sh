@@ -12,7 +12,8 @@
 #   WEFT_LLAMA_BUILD=source    the local build whenever it builds
 #   WEFT_LLAMA_BUILD=prebuilt  no build
 #   WEFT_LLAMA_CACHE           cache folder (default ${XDG_CACHE_HOME:-~/.cache}/weft/llama)
-#   WEFT_LLAMA_REBUILD=1       build and compare again, even after a failure
+#   WEFT_LLAMA_REBUILD=1       build and compare again, even after a failure (to time again
+#                              only, remove `choice` in the build's cache folder)
 #   JOBS=N                     compile jobs (default: all cores)
 #
 # When no local build can be had, the prebuilt serves and a banner on stderr says why and how
