@@ -52,8 +52,10 @@ export async function startModelFileServer(file: string, name: string, options: 
     }
     if (cuts && cuts.times > 0) {
       cuts.times--;
-      // A FIN after the bytes (not a reset): the client gets exactly `bytes`, then a connection that ends early.
-      res.write(body.subarray(start, Math.min(body.length, start + cuts.bytes)), () => res.socket?.end());
+      // A FIN after the bytes (not a reset): the client gets exactly `bytes`, then a connection that
+      // ends early. The FIN waits a moment: arriving with the bytes, undici may end the body before
+      // the client has read them (CI saw 0 bytes), which tests nothing about resuming.
+      res.write(body.subarray(start, Math.min(body.length, start + cuts.bytes)), () => setTimeout(() => res.socket?.end(), 500));
       return;
     }
     res.end(body.subarray(start));

@@ -117,6 +117,8 @@ describe('the registry of pulled models', () => {
   });
   it('lets a reply that is running finish when its model is removed', async () => {
     await pull({ source: `${server.base}/files/tiny.gguf`, id: 'brief' });
+    // The pull went to either worker; the other serves it once it has re-read the registry.
+    expect(await eventually(() => generateOn(first, 'brief'), 'done')).toBe('done');
     const stream = client.rpc.stream({ ...Routes.inferenceGenerate, subject: inferenceWorkerGenerateSubject(first.workerId) }, { model: 'brief', messages: [{ role: 'user', content: 'hi' }], maxTokens: 400 });
     const firstChunk = await stream.next();
     expect(firstChunk.value?.type).toBe('delta');
