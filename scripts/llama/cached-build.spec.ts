@@ -15,8 +15,12 @@ const nlc = join(root, 'node_modules/node-llama-cpp');
 const SLOW = { timeout: 60_000 };
 const NO_DOCKER = { DOCKER_HOST: 'unix:///nonexistent/docker.sock' };
 
+// The caller's own WEFT_LLAMA_* settings (CI exports WEFT_LLAMA_BUILD=prebuilt) must not
+// decide a case: each starts from the defaults and sets what it tests.
+const baseEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('WEFT_LLAMA_')));
+
 async function sh(script: string, args: string[], env: Record<string, string> = {}) {
-  return run('bash', [join(here, script), ...args], { env: { ...process.env, ...env } });
+  return run('bash', [join(here, script), ...args], { env: { ...baseEnv, ...env } });
 }
 
 describe('build-key.sh', SLOW, () => {
