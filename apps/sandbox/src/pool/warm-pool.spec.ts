@@ -61,6 +61,26 @@ describe('WarmPool', () => {
     expect(pool.stats).toEqual({ hits: 2, misses: 0 });
   });
 
+  it('starts no container beside a running snippet while others are idle: the refill waits for its end', async () => {
+    const { engine, pool } = setup({ size: 3, maxSize: 3 });
+    await pool.whenFull();
+    await new Promise((resolve) => setImmediate(resolve)); // the fill loop has returned
+    const lease = pool.lease(5_000);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(engine.started).toHaveLength(3);
+    lease.release();
+    await pool.whenFull();
+    expect(engine.started).toHaveLength(4);
+  });
+
+  it('refills at once when the lease took the last idle container', async () => {
+    const { engine, pool } = setup({ size: 1, maxSize: 1 });
+    await pool.whenFull();
+    pool.lease(5_000);
+    await pool.whenFull();
+    expect(engine.started).toEqual(['c1@0', 'c2@0']);
+  });
+
   it('returns nothing when empty, so the caller starts cold', async () => {
     const { pool } = setup({ size: 0 });
     expect(pool.lease(5_000).container).toBeUndefined();

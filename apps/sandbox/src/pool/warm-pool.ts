@@ -102,6 +102,8 @@ export class WarmPool implements OnApplicationBootstrap, OnApplicationShutdown {
       release: () => {
         if (held) this.leased--;
         held = false;
+        // After the reply is on its way (it is sent when the caller's promise settles).
+        setImmediate(() => this.refill());
       },
     };
   }
@@ -118,7 +120,9 @@ export class WarmPool implements OnApplicationBootstrap, OnApplicationShutdown {
     } else {
       this.stats.misses++;
     }
-    this.refill();
+    // While others stay idle the refill waits for the release: starting a container (the
+    // engine's create, start and attach) beside the snippet slows the snippet on a small host.
+    if (this.idle.length === 0) this.refill();
     return entry?.container;
   }
 
