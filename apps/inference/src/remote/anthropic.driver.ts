@@ -1,13 +1,13 @@
-import { AppError, ErrorCode, type ChatMessage, type GenerateResult, type ModelInfo, type WorkerModelStatus } from '@weft/contracts';
+import { AppError, ErrorCode, type ChatMessage, type GenerateResult } from '@weft/contracts';
 import type { Logger } from '@weft/logging';
-import type { GenerateCall, InferenceDriver } from '../drivers/inference-driver';
+import type { GenerateCall } from '../drivers/inference-driver';
 import type { AnthropicModelConfig } from '../registry/models-config.schema';
 import { toToolCalls } from '../tool-calls/to-tool-calls';
 import { parseEventData, postForEvents } from './http-stream';
-import { estimatePromptTokens, rawCompletionRefused, replyBudget } from './remote-prompt';
+import { RemoteDriver } from './remote-driver';
+import { estimatePromptTokens, replyBudget } from './remote-prompt';
 
 const ANTHROPIC_VERSION = '2023-06-01';
-const REMOTE_PARALLEL = 64;
 
 interface Usage {
   input_tokens?: number;
@@ -28,25 +28,13 @@ type Event =
 type Block = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: unknown };
 
 /** Anthropic's Messages API, streamed, with native tool use. */
-export class AnthropicDriver implements InferenceDriver {
-  constructor(
-    private readonly models: readonly AnthropicModelConfig[],
-    private readonly apiKeys: Readonly<Record<string, string>>,
-    private readonly log: Logger,
-  ) {}
-
-  async listModels(): Promise<ModelInfo[]> {
-    return this.models.map((m) => ({ id: m.id, provider: 'anthropic', contextSize: m.contextSize, ...(m.roles.length ? { roles: m.roles } : {}) }));
-  }
-
-  async status(): Promise<WorkerModelStatus[]> {
-    return (await this.listModels()).map((m) => ({ ...m, loaded: true, freeSequences: REMOTE_PARALLEL, queued: 0, maxQueue: 0, cachedSessions: [] }));
+export class AnthropicDriver extends RemoteDriver<AnthropicModelConfig> {
+  constructor(models: readonly AnthropicModelConfig[], apiKeys: Readonly<Record<string, string>>, log: Logger) {
+    super('anthropic', /prompt is too long|context window|too many tokens/i, models, apiKeys, log);
   }
 
   async generate(modelId: string, { request, onDelta, signal }: GenerateCall): Promise<GenerateResult> {
-    const model = this.models.find((m) => m.id === modelId);
-    if (!model) throw new AppError(ErrorCode.UnknownModel, `Unknown model "${modelId}"`, { model: modelId });
-    if (request.completion) throw rawCompletionRefused(modelId);
+    const model = this.modelFor(modelId, request);
     const key = this.apiKeys[model.apiKeyEnv];
     if (!key) throw new AppError(ErrorCode.ProviderFailed, `Model "${model.id}" needs ${model.apiKeyEnv}, which is not set`, { model: model.id });
     const started = performance.now();
@@ -85,7 +73,7 @@ export class AnthropicDriver implements InferenceDriver {
       timeoutMs: model.timeoutMs,
       provider: 'anthropic',
       model: model.id,
-    }, (status, text) => contextError(status, text, model))) {
+    }, this.contextError(model))) {
       const event = parseEventData<Event>(message, 'anthropic');
       switch (event.type) {
         case 'message_start':
@@ -136,10 +124,6 @@ export class AnthropicDriver implements InferenceDriver {
       timings: { timeToFirstTokenMs: firstTokenAt === undefined ? undefined : firstTokenAt - started, totalMs: performance.now() - started },
     };
   }
-
-  async dispose(): Promise<void> {
-    this.log.debug('anthropic driver closed');
-  }
 }
 
 function parseJson(json: string): unknown {
@@ -189,11 +173,4 @@ export function toAnthropicMessages(messages: readonly ChatMessage[]): { role: '
     }
   }
   return out;
-}
-
-function contextError(status: number, body: string, model: AnthropicModelConfig): AppError | undefined {
-  if (status !== 400 || !/prompt is too long|context window|too many tokens/i.test(body)) return undefined;
-  return new AppError(ErrorCode.ContextLengthExceeded, `The prompt does not fit model "${model.id}": ${body.slice(0, 300)}`, {
-    contextSize: model.contextSize,
-  });
 }

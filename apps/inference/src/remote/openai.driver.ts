@@ -1,10 +1,11 @@
-import { AppError, ErrorCode, type ChatMessage, type GenerateResult, type ModelInfo, type WorkerModelStatus } from '@weft/contracts';
+import { AppError, ErrorCode, type ChatMessage, type GenerateResult } from '@weft/contracts';
 import type { Logger } from '@weft/logging';
-import type { GenerateCall, InferenceDriver } from '../drivers/inference-driver';
+import type { GenerateCall } from '../drivers/inference-driver';
 import type { OpenAiModelConfig } from '../registry/models-config.schema';
 import { toToolCalls, type RawToolCall } from '../tool-calls/to-tool-calls';
 import { parseEventData, postForEvents } from './http-stream';
-import { estimatePromptTokens, rawCompletionRefused, replyBudget } from './remote-prompt';
+import { RemoteDriver } from './remote-driver';
+import { estimatePromptTokens, replyBudget } from './remote-prompt';
 import { ToolCallTextFilter, parseToolCallText, renderToolCall, toolCallInstructions } from './tool-call-text';
 
 interface ChunkDelta {
@@ -18,33 +19,18 @@ interface Chunk {
   error?: { message?: string };
 }
 
-/** Remote endpoints have no sequences; this is what they announce as free capacity. */
-const REMOTE_PARALLEL = 64;
-
 /**
  * OpenAI-compatible chat completions, streamed (llama-server, Ollama, LM Studio, vLLM, OpenAI).
  * Native tool calls when the endpoint has them; otherwise the `<tool_call>` text format, taught
  * in the system prompt and parsed from the reply. Either way calls come back in Weft's one form.
  */
-export class OpenAiDriver implements InferenceDriver {
-  constructor(
-    private readonly models: readonly OpenAiModelConfig[],
-    private readonly apiKeys: Readonly<Record<string, string>>,
-    private readonly log: Logger,
-  ) {}
-
-  async listModels(): Promise<ModelInfo[]> {
-    return this.models.map((m) => ({ id: m.id, provider: 'openai', contextSize: m.contextSize, ...(m.roles.length ? { roles: m.roles } : {}) }));
-  }
-
-  async status(): Promise<WorkerModelStatus[]> {
-    return (await this.listModels()).map((m) => ({ ...m, loaded: true, freeSequences: REMOTE_PARALLEL, queued: 0, maxQueue: 0, cachedSessions: [] }));
+export class OpenAiDriver extends RemoteDriver<OpenAiModelConfig> {
+  constructor(models: readonly OpenAiModelConfig[], apiKeys: Readonly<Record<string, string>>, log: Logger) {
+    super('openai', /context_length_exceeded|maximum context length|exceeds the context/i, models, apiKeys, log);
   }
 
   async generate(modelId: string, { request, onDelta, signal }: GenerateCall): Promise<GenerateResult> {
-    const model = this.models.find((m) => m.id === modelId);
-    if (!model) throw new AppError(ErrorCode.UnknownModel, `Unknown model "${modelId}"`, { model: modelId });
-    if (request.completion) throw rawCompletionRefused(modelId);
+    const model = this.modelFor(modelId, request);
     const started = performance.now();
     const tools = request.toolChoice === 'none' ? [] : (request.tools ?? []);
     const native = model.nativeTools;
@@ -88,7 +74,7 @@ export class OpenAiDriver implements InferenceDriver {
         provider: 'openai',
         model: model.id,
       },
-      (status, errorBody) => contextError(status, errorBody, model),
+      this.contextError(model),
     )) {
       if (event.data === '[DONE]') break;
       const chunk = parseEventData<Chunk>(event, 'openai');
@@ -132,8 +118,6 @@ export class OpenAiDriver implements InferenceDriver {
       timings: { timeToFirstTokenMs: firstTokenAt === undefined ? undefined : firstTokenAt - started, totalMs: performance.now() - started },
     };
   }
-
-  async dispose(): Promise<void> {}
 }
 
 function parseArguments(args: string): unknown {
@@ -178,11 +162,4 @@ function toOpenAiMessage(message: ChatMessage, native: boolean): Record<string, 
     case 'tool':
       return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
   }
-}
-
-function contextError(status: number, body: string, model: OpenAiModelConfig): AppError | undefined {
-  if (status !== 400 || !/context_length_exceeded|maximum context length|exceeds the context/i.test(body)) return undefined;
-  return new AppError(ErrorCode.ContextLengthExceeded, `The prompt does not fit model "${model.id}": ${body.slice(0, 300)}`, {
-    contextSize: model.contextSize,
-  });
 }
