@@ -1,5 +1,5 @@
 import type { ExecRequest, ExecResult } from '@weft/contracts';
-import type { ExecOptions, SandboxPort } from '../agent/ports';
+import type { ExecOptions, SandboxPort } from '../agent-core/ports';
 import { QuotaService } from './quota.service';
 import { UsageService } from './usage.service';
 import { UserLimitsRepository } from './user-limits';

@@ -1,5 +1,5 @@
 import type { ExecRequest, GenerateRequest } from '@weft/contracts';
-import { isLongRun } from '../agent/sandbox/long-run-classifier';
+import { isLongRun } from '../agent-core/long-run-classifier';
 
 /** Tokens a chat template adds around each message (role markers, separators), at most. */
 const TEMPLATE_TOKENS_PER_MESSAGE = 8;

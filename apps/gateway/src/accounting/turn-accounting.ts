@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { TurnAccountingPort } from '../agent/ports';
+import type { TurnAccountingPort } from '../agent-core/ports';
 import { QuotaService } from './quota.service';
 import { UsageService } from './usage.service';
 

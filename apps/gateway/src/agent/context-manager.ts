@@ -13,9 +13,9 @@ import {
   systemWithSummary,
   transcriptLines,
 } from './context-window';
-import type { ContextState, InferencePort, ThreadRef, TurnStore } from './ports';
+import type { ContextState, InferencePort, ThreadRef, TurnStore } from '../agent-core/ports';
 import { inferenceSessionKey } from './thread';
-import { RUNTIME_NOTE_PREFIX } from './system-prompt';
+import { RUNTIME_NOTE_PREFIX } from '../agent-core/runtime-note';
 
 /** The longest summary asked for, in tokens; a quarter of a small context at most. */
 export const SUMMARY_MAX_TOKENS = 1024;

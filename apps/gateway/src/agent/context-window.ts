@@ -1,5 +1,5 @@
 import type { ChatMessage, ToolDefinition } from '@weft/contracts';
-import type { ContextState } from './ports';
+import type { ContextState } from '../agent-core/ports';
 
 /**
  * Token counts here are estimates: about four characters a token for English and code. The

@@ -1,5 +1,5 @@
 import type { ChatMessage, InterruptReason, ToolCall } from '@weft/contracts';
-import type { ToolOutcome } from './ports';
+import type { ToolOutcome } from '../agent-core/ports';
 
 export interface Interruption {
   reason: InterruptReason;

@@ -1,5 +1,5 @@
 import type { ModelsService } from '../models/models.service';
-import type { ModelContextPort } from './ports';
+import type { ModelContextPort } from '../agent-core/ports';
 
 /** Context lengths and roles from the models the fleet announces. */
 export function modelCatalog(models: ModelsService): ModelContextPort {

@@ -1,10 +1,11 @@
 import { type ChatMessage, type Subtask, subtaskSchema } from '@weft/contracts';
 import { z } from 'zod';
 import type { AgentLoop, LoopSpec } from './agent-loop';
-import type { PlanProgress, ThreadRef, TurnStore } from './ports';
-import { type AgentRole, RUNTIME_NOTE_PREFIX } from './system-prompt';
+import type { PlanProgress, ThreadRef, TurnStore } from '../agent-core/ports';
+import { RUNTIME_NOTE_PREFIX } from '../agent-core/runtime-note';
+import type { AgentRole } from './system-prompt';
 import { subtaskThreadId } from './thread';
-import type { LoopOutcome, TurnContext } from './turn-context';
+import type { LoopOutcome, TurnContext } from '../agent-core/turn-context';
 
 /** A plan splits into at most this many subtasks; more is a model that lost the thread. */
 export const MAX_SUBTASKS = 12;

@@ -13,7 +13,7 @@ import type {
   TurnProgress,
   TurnSession,
   TurnStore,
-} from './ports';
+} from '../agent-core/ports';
 
 /** What the results hash holds for a call that started and has not reported yet. */
 const STARTED = 'started';

@@ -6,7 +6,7 @@ import type { FleetInference } from '../fleet/fleet-inference.client';
 import type { ServiceLiveness } from '../fleet/service-liveness';
 import { abortable } from './abortable';
 import { retryWhileBusy } from './busy-retry';
-import type { ExecOptions, FileToolsPort, InferencePort, SandboxPort } from './ports';
+import type { ExecOptions, FileToolsPort, InferencePort, SandboxPort } from '../agent-core/ports';
 
 /**
  * Inference over NATS. Aborting a generation stops relaying its stream at once and publishes

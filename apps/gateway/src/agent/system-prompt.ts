@@ -1,5 +1,6 @@
 import type { ToolDefinition } from '@weft/contracts';
-import type { InstructionsSummary, Note } from './ports';
+import type { InstructionsSummary, Note } from '../agent-core/ports';
+import { RUNTIME_NOTE_PREFIX } from '../agent-core/runtime-note';
 
 /** The shared notes that go into a prompt at most, newest kept. */
 const MAX_PROMPT_NOTES_CHARS = 8000;
@@ -70,9 +71,6 @@ function notesSection(notes: readonly Note[]): string | undefined {
   if (lines.length === 0) return undefined;
   return ['# Shared notes of this workspace (kept by you, the other models and the user)', '', ...lines].join('\n');
 }
-
-/** Marks the runtime's own notes in the history, so they are never mistaken for the user's words. */
-export const RUNTIME_NOTE_PREFIX = '[Weft runtime]';
 
 export function interruptionNote(message: string): string {
   return [

@@ -1,4 +1,4 @@
-import type { ThreadRef } from './ports';
+import type { ThreadRef } from '../agent-core/ports';
 
 /**
  * The key a generation carries for KV-cache reuse and worker affinity: each conversation has its

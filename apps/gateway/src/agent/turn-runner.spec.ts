@@ -30,10 +30,10 @@ import type {
   TurnProgress,
   TurnSession,
   TurnStore,
-} from './ports';
-import type { Chain } from './chains/chain-schema';
-import type { TurnProgressReport } from './turn-context';
-import { agentTools } from './tools/agent-tools';
+} from '../agent-core/ports';
+import type { Chain } from '../chains/chain-schema';
+import type { TurnProgressReport } from '../agent-core/turn-context';
+import { agentTools } from '../agent-core/tools/agent-tools';
 import { type TurnLimits, TurnRunner, pendingToolCalls } from './turn-runner';
 
 const SESSION = 'ses_test0001';

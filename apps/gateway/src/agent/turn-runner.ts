@@ -3,7 +3,7 @@ import type { Logger } from '@weft/logging';
 import { raceAbort } from './abortable';
 import { AgentLoop, type LoopSpec, lastUserMessage } from './agent-loop';
 import { ChainRunner } from './chains/chain-runner';
-import type { ChainsPort } from './chains/chain-loader';
+import type { ChainsPort } from '../chains/chain-loader';
 import { Planner } from './planner';
 import type {
   WorkspaceQuotaPort,
@@ -21,12 +21,12 @@ import type {
   TurnSession,
   TurnPermissions,
   TurnStore,
-} from './ports';
+} from '../agent-core/ports';
 import { type AgentRole, buildSystemPrompt } from './system-prompt';
 import { delegationThreadId } from './thread';
-import { type LoopOutcome, TurnCancelled, type TurnContext, TurnParked, type TurnProgressReport } from './turn-context';
-import type { AgentTool, QuotaPort } from './tools/define-tool';
-import { toolsFor } from './tools/runtime-tools';
+import { type LoopOutcome, TurnCancelled, type TurnContext, TurnParked, type TurnProgressReport } from '../agent-core/turn-context';
+import type { AgentTool, QuotaPort } from '../agent-core/tools/define-tool';
+import { toolsFor } from '../agent-core/tools/runtime-tools';
 
 export { pendingToolCalls } from './agent-loop';
 

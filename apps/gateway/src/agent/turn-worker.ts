@@ -7,7 +7,7 @@ import { GATEWAY_CONFIG, type GatewaySettings } from '../config';
 import { RedisKeys } from '../infra/redis-keys';
 import { LOGGER } from '../infra/tokens';
 import { PermissionRequestsRepository } from '../permissions/permission-requests.repository';
-import { TurnQueue } from './turn-queue';
+import { TurnQueue } from '../turns/turn-queue';
 import { type TurnRunOutcome, TurnRunner } from './turn-runner';
 
 const CLOSE_DEADLINE_MS = 10_000;

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AppError, ErrorCode, Routes } from '@weft/contracts';
 import { RpcClient } from '@weft/messaging';
-import type { InstructionsPort, InstructionsSummary } from '../agent/ports';
+import type { InstructionsPort, InstructionsSummary } from '../agent-core/ports';
 import { GATEWAY_CONFIG, type GatewaySettings } from '../config';
 import { UserInstructionsRepository } from './user-instructions.repository';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { McpConfigError, expandFromEnvironment, hostAllowed, parseMcpServers } from './mcp-config';
-import type { AgentTool } from '../agent/tools/define-tool';
+import type { AgentTool } from '../agent-core/tools/define-tool';
 import { addServerTools, formatResult } from './mcp-tools';
 import { mcpToolName } from './mcp-tool-name';
 

@@ -1,6 +1,7 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode } from '@weft/contracts';
-import type { AgentTool, ToolOutcome } from '../agent/tools/define-tool';
+import type { ToolOutcome } from '../agent-core/ports';
+import type { AgentTool } from '../agent-core/tools/define-tool';
 import { mcpToolName } from './mcp-tool-name';
 
 export type CallMcpTool = (tool: string, args: Record<string, unknown>, signal?: AbortSignal) => Promise<CallToolResult>;

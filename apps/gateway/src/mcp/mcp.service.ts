@@ -3,7 +3,7 @@ import { AppError, ErrorCode, Routes, assertUnreachable, type SandboxNetwork } f
 import type { Logger } from '@weft/logging';
 import { RpcClient } from '@weft/messaging';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { AgentTool } from '../agent/tools/define-tool';
+import type { AgentTool } from '../agent-core/tools/define-tool';
 import { GATEWAY_CONFIG, type GatewaySettings } from '../config';
 import { LOGGER } from '../infra/tokens';
 import {

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AppError, ErrorCode } from '@weft/contracts';
 import type { Redis } from 'ioredis';
-import type { Note, NotesPort } from '../agent/ports';
+import type { Note, NotesPort } from '../agent-core/ports';
 import { newId } from '../common/ids';
 import { RedisKeys } from '../infra/redis-keys';
 import { REDIS } from '../infra/tokens';

@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ErrorCode, type ToolCall } from '@weft/contracts';
 import type { Logger } from '@weft/logging';
-import type { Authorization, PermissionContext, PermissionPort, TurnPermissions } from '../agent/ports';
-import { TurnParked } from '../agent/turn-context';
+import type { Authorization, PermissionContext, PermissionPort, TurnPermissions } from '../agent-core/ports';
+import { TurnParked } from '../agent-core/turn-context';
 import { newId } from '../common/ids';
 import { GATEWAY_CONFIG, type GatewaySettings } from '../config';
 import { LOGGER } from '../infra/tokens';

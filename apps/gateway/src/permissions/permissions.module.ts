@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { TurnQueueModule } from '../agent/turn-queue.module';
+import { TurnQueueModule } from '../turns/turn-queue.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { WorkspacesModule } from '../workspaces/workspaces.module';
 import { PermissionGate } from './permission-gate';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, ErrorCode } from '@weft/contracts';
-import { TurnQueue } from '../agent/turn-queue';
+import { TurnQueue } from '../turns/turn-queue';
 import { SessionsRepository } from '../sessions/sessions.repository';
 import { WorkspacesService } from '../workspaces/workspaces.service';
 import { type PermissionAnswer, type PermissionRequest, PermissionRequestsRepository } from './permission-requests.repository';

@@ -1,5 +1,5 @@
 import { type ChatMessage, type StoredSessionEvent, assertUnreachable } from '@weft/contracts';
-import { RUNTIME_NOTE_PREFIX } from '../agent/system-prompt';
+import { RUNTIME_NOTE_PREFIX } from '../agent-core/runtime-note';
 import type { Session } from './sessions.repository';
 
 /** Events that make up the audit trail: every tool call, permission decision and result. */

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, Header, HttpCode, Param, Patch, Post, Query, Res, UseGuards } from '@nestjs/common';
 import type { Response } from 'express';
-import { chainNameSchema } from '../agent/chains/chain-schema';
+import { chainNameSchema } from '../chains/chain-schema';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
 import { UserAuthGuard } from '../auth/user-auth.guard';
 import { sessionIdSchema } from '../common/ids';

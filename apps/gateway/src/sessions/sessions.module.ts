@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
-import { ChainsModule } from '../agent/chains/chains.module';
-import { TurnControlModule } from '../agent/turn-control.module';
-import { TurnQueueModule } from '../agent/turn-queue.module';
+import { ChainsModule } from '../chains/chains.module';
+import { TurnControlModule } from '../turns/turn-control.module';
+import { TurnQueueModule } from '../turns/turn-queue.module';
 import { EventsModule } from '../events/events.module';
 import { ModelsModule } from '../models/models.module';
 import { WorkspacesModule } from '../workspaces/workspaces.module';

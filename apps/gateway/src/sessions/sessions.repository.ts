@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type ChatMessage, type SandboxNetwork, type SessionEvent, chatMessageSchema } from '@weft/contracts';
-import type { ContextState, InstructionsSummary } from '../agent/ports';
+import type { ContextState, InstructionsSummary } from '../agent-core/ports';
 import type { Redis } from 'ioredis';
 import { encodeEvent } from '../events/event-codec';
 import { RedisKeys } from '../infra/redis-keys';

@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AppError, ErrorCode, type RunTurnJobInput, type TurnMode } from '@weft/contracts';
 import { QuotaService } from '../accounting/quota.service';
-import { RpcChainLoader } from '../agent/chains/chain-loader';
-import { resolveInputs } from '../agent/chains/chain-schema';
-import { TurnCancellation } from '../agent/turn-cancellation';
-import { TurnQueue } from '../agent/turn-queue';
+import { RpcChainLoader } from '../chains/chain-loader';
+import { resolveInputs } from '../chains/chain-schema';
+import { TurnCancellation } from '../turns/turn-cancellation';
+import { TurnQueue } from '../turns/turn-queue';
 import { newId } from '../common/ids';
 import { GATEWAY_CONFIG, type GatewaySettings } from '../config';
 import { EventLogRepository } from '../events/event-log.repository';

@@ -1,6 +1,6 @@
 import { Controller, Get, Param, UseGuards } from '@nestjs/common';
 import { workspaceIdSchema } from '@weft/contracts';
-import { RpcChainLoader } from '../agent/chains/chain-loader';
+import { RpcChainLoader } from '../chains/chain-loader';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
 import { UserAuthGuard } from '../auth/user-auth.guard';
 import { ZodValidationPipe } from '../common/zod-validation.pipe';

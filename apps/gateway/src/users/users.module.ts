@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { TurnControlModule } from '../agent/turn-control.module';
+import { TurnControlModule } from '../turns/turn-control.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { WorkspacesModule } from '../workspaces/workspaces.module';
 import { BootstrapTokensService } from '../auth/bootstrap-tokens.service';

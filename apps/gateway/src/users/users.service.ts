@@ -5,7 +5,7 @@ import { AdminAudit } from '../auth/admin-audit';
 import { ApiKeysRepository, type StoredApiKey } from '../auth/api-keys.repository';
 import { generateApiKey, hashApiKey } from '../auth/key-hash';
 import type { Principal } from '../auth/principal';
-import { TurnCancellation } from '../agent/turn-cancellation';
+import { TurnCancellation } from '../turns/turn-cancellation';
 import { newId } from '../common/ids';
 import { SessionsRepository } from '../sessions/sessions.repository';
 import { type DeletedUser, UserDeletion } from './user-deletion';

@@ -1,10 +1,10 @@
 import { AppError, ErrorCode } from '@weft/contracts';
 import { type AgentLoop, type LoopSpec, lastUserMessage } from '../agent-loop';
-import type { ChainProgress, ThreadRef, TurnStore } from '../ports';
+import type { ChainProgress, ThreadRef, TurnStore } from '../../agent-core/ports';
 import type { AgentRole } from '../system-prompt';
-import type { LoopOutcome, TurnContext } from '../turn-context';
-import type { ChainsPort } from './chain-loader';
-import { render, renderArguments, resolveInputs } from './chain-schema';
+import type { LoopOutcome, TurnContext } from '../../agent-core/turn-context';
+import type { ChainsPort } from '../../chains/chain-loader';
+import { render, renderArguments, resolveInputs } from '../../chains/chain-schema';
 
 type SpecFor = (turn: TurnContext, thread: ThreadRef, role: AgentRole) => Promise<LoopSpec>;
 

@@ -19,7 +19,7 @@ import type { NatsConnection, Subscription } from 'nats';
 import { newId } from '../../common/ids';
 import type { GatewaySettings } from '../../config';
 import { RedisKeys } from '../../infra/redis-keys';
-import type { ExecOptions } from '../ports';
+import type { ExecOptions } from '../../agent-core/ports';
 
 /** Past a run's own timeout, how long the gateway waits for its result before it gives up on the worker. */
 const RESULT_GRACE_MS = 30_000;

@@ -1,6 +1,6 @@
 import { ErrorCode, type ExecRequest, type ExecResult } from '@weft/contracts';
 import { describe, expect, it } from 'vitest';
-import type { ExecOptions } from '../ports';
+import type { ExecOptions } from '../../agent-core/ports';
 import { routingSandboxPort } from './routing-sandbox-port';
 
 const result: ExecResult = {

@@ -1,6 +1,6 @@
 import { AppError, ErrorCode, type ExecRequest } from '@weft/contracts';
-import type { ExecOptions, SandboxPort } from '../ports';
-import { isLongRun } from './long-run-classifier';
+import type { ExecOptions, SandboxPort } from '../../agent-core/ports';
+import { isLongRun } from '../../agent-core/long-run-classifier';
 import type { LongRunClient } from './long-run-client';
 
 export interface SandboxRouting {
