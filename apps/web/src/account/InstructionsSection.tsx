@@ -1,6 +1,7 @@
 import { type FormEvent, useCallback, useEffect, useState } from 'react';
 import type { AccountApi } from '../api/account-client';
 import { ErrorMessage } from '../components/ErrorMessage';
+import { useAction } from '../hooks/use-action';
 import { relativeTime } from '../time';
 import type { Instructions } from './types';
 import { useLoad } from './use-load';
@@ -14,8 +15,6 @@ export function InstructionsSection({ account }: { account: AccountApi }) {
   const { data, error: loadError } = useLoad(load);
   const [saved, setSaved] = useState<Instructions | null>(null);
   const [draft, setDraft] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
   const [notice, setNotice] = useState('');
   const current = saved ?? data;
 
@@ -23,21 +22,16 @@ export function InstructionsSection({ account }: { account: AccountApi }) {
     if (data) setSaved(data);
   }, [data]);
 
-  const save = async (event: FormEvent) => {
+  const { busy, error, run: saveDraft } = useAction(async (text: string) => {
+    const answer = await account.setInstructions(text);
+    setSaved(answer);
+    setDraft(null);
+    setNotice(answer.content ? 'Saved. New turns of every session use them.' : 'Removed.');
+  });
+
+  const save = (event: FormEvent) => {
     event.preventDefault();
-    if (draft === null) return;
-    setBusy(true);
-    setError(null);
-    try {
-      const answer = await account.setInstructions(draft);
-      setSaved(answer);
-      setDraft(null);
-      setNotice(answer.content ? 'Saved. New turns of every session use them.' : 'Removed.');
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    if (draft !== null) void saveDraft(draft);
   };
 
   return (
@@ -61,7 +55,7 @@ export function InstructionsSection({ account }: { account: AccountApi }) {
         </>
       ) : null}
       {draft !== null ? (
-        <form className="stack wide" onSubmit={(event) => void save(event)}>
+        <form className="stack wide" onSubmit={save}>
           <label htmlFor="instructions-text">Instructions (Markdown; empty removes them)</label>
           <textarea id="instructions-text" className="mono" rows={10} maxLength={MAX_INSTRUCTIONS_CHARS} value={draft} onChange={(e) => setDraft(e.target.value)} />
           <div className="row wrap">

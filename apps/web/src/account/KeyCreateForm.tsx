@@ -1,6 +1,7 @@
 import { type FormEvent, useId, useState } from 'react';
 import type { CreateKeyBody } from '@weft/contracts';
 import { ErrorMessage } from '../components/ErrorMessage';
+import { useAction } from '../hooks/use-action';
 import { EXPIRY_CHOICES, type ExpiryChoice, expiresAtFor } from './keys';
 import { utcDay } from './format';
 import { NewKeyNotice } from './NewKeyNotice';
@@ -12,34 +13,24 @@ export function KeyCreateForm({ create, onCreated, whose }: { create: (body: Cre
   const [name, setName] = useState('');
   const [choice, setChoice] = useState<ExpiryChoice>('90');
   const [lastDay, setLastDay] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
   const [created, setCreated] = useState<CreatedKey | null>(null);
-
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
+  const { busy, error, run } = useAction(async () => {
     const expiry = expiresAtFor(choice, lastDay);
-    if ('error' in expiry) {
-      setError(new Error(expiry.error));
-      return;
-    }
-    setBusy(true);
-    setError(null);
-    try {
-      const body: CreateKeyBody = { ...(name.trim() ? { name: name.trim() } : {}), ...expiry };
-      setCreated(await create(body));
-      setName('');
-      onCreated();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    if ('error' in expiry) throw new Error(expiry.error);
+    const body: CreateKeyBody = { ...(name.trim() ? { name: name.trim() } : {}), ...expiry };
+    setCreated(await create(body));
+    setName('');
+    onCreated();
+  });
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    void run();
   };
 
   if (created) return <NewKeyNotice created={created} onDone={() => setCreated(null)} />;
   return (
-    <form className="key-form" onSubmit={(event) => void submit(event)} aria-label={`New key for ${whose}`}>
+    <form className="key-form" onSubmit={submit} aria-label={`New key for ${whose}`}>
       <div className="field">
         <label htmlFor={`${id}-name`}>Key name</label>
         <input id={`${id}-name`} value={name} maxLength={100} placeholder="laptop" onChange={(e) => setName(e.target.value)} />

@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { ErrorMessage } from '../components/ErrorMessage';
+import { useAction } from '../hooks/use-action';
 import { relativeTime } from '../time';
 import { focusOnMount } from './focus';
 import { formatInstant } from './format';
@@ -9,22 +10,11 @@ import type { ApiKey } from './types';
 /** Keys as listed by the gateway (never the key itself), each revoked after a second click. */
 export function KeyTable({ keys, caption, revoke, onRevoked }: { keys: ReadonlyArray<ApiKey & { current?: boolean }>; caption: string; revoke: (keyId: string) => Promise<void>; onRevoked: () => void }) {
   const [confirming, setConfirming] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-
-  const revokeNow = async (keyId: string) => {
-    setBusy(true);
-    setError(null);
-    try {
-      await revoke(keyId);
-      setConfirming(null);
-      onRevoked();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, error, run: revokeNow } = useAction(async (keyId: string) => {
+    await revoke(keyId);
+    setConfirming(null);
+    onRevoked();
+  });
 
   if (keys.length === 0) return <p className="hint">No keys.</p>;
   return (

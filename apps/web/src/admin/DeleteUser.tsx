@@ -1,6 +1,7 @@
 import { type FormEvent, useState } from 'react';
 import type { AccountApi } from '../api/account-client';
 import { ErrorMessage } from '../components/ErrorMessage';
+import { useAction } from '../hooks/use-action';
 import { adminHref, navigate } from '../route';
 import { focusOnMount } from '../account/focus';
 import type { AdminUser } from '../account/types';
@@ -9,20 +10,14 @@ import type { AdminUser } from '../account/types';
 export function DeleteUser({ account, user }: { account: AccountApi; user: AdminUser }) {
   const [open, setOpen] = useState(false);
   const [typed, setTyped] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { busy, error, run } = useAction(async () => {
+    await account.deleteUser(user.id, typed);
+    navigate(adminHref('users'));
+  });
 
-  const remove = async (event: FormEvent) => {
+  const remove = (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      await account.deleteUser(user.id, typed);
-      navigate(adminHref('users'));
-    } catch (err) {
-      setError(err);
-      setBusy(false);
-    }
+    void run();
   };
 
   return (
@@ -30,7 +25,7 @@ export function DeleteUser({ account, user }: { account: AccountApi; user: Admin
       <h2 id="delete-user-heading">Delete {user.name}</h2>
       <p className="hint">Removes their sessions, workspaces, notes, rules, keys and limits. Their usage figures stay in the team’s accounts.</p>
       {open ? (
-        <form className="key-form" onSubmit={(event) => void remove(event)}>
+        <form className="key-form" onSubmit={remove}>
           <div className="field">
             <label htmlFor="delete-confirm">Type “{user.name}” to confirm</label>
             <input id="delete-confirm" autoComplete="off" spellCheck={false} value={typed} ref={focusOnMount} onChange={(e) => setTyped(e.target.value)} />

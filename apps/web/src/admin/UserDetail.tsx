@@ -3,6 +3,7 @@ import type { UserRole } from '@weft/contracts';
 import type { AccountApi } from '../api/account-client';
 import type { Me } from '../api/schemas';
 import { ErrorMessage } from '../components/ErrorMessage';
+import { useAction } from '../hooks/use-action';
 import { adminHref } from '../route';
 import { formatInstant } from '../account/format';
 import { KeyCreateForm } from '../account/KeyCreateForm';
@@ -15,23 +16,16 @@ import { UserLimitsForm } from './UserLimitsForm';
 export function UserDetail({ account, userId, me }: { account: AccountApi; userId: string; me: Me }) {
   const load = useCallback(() => account.user(userId), [account, userId]);
   const { data: user, error, reload } = useLoad(load);
-  const [busy, setBusy] = useState(false);
-  const [actionError, setActionError] = useState<unknown>(null);
   const [notice, setNotice] = useState('');
-
-  const change = async (body: { role?: UserRole; disabled?: boolean }, done: (cancelledTurns: number) => string) => {
-    setBusy(true);
-    setActionError(null);
-    try {
-      const updated = await account.updateUser(userId, body);
-      setNotice(done(updated.cancelledTurns));
-      reload();
-    } catch (err) {
-      setActionError(err);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const {
+    busy,
+    error: actionError,
+    run: change,
+  } = useAction(async (body: { role?: UserRole; disabled?: boolean }, done: (cancelledTurns: number) => string) => {
+    const updated = await account.updateUser(userId, body);
+    setNotice(done(updated.cancelledTurns));
+    reload();
+  });
 
   return (
     <>

@@ -1,6 +1,7 @@
 import { type FormEvent, useCallback, useEffect, useState } from 'react';
 import type { AccountApi } from '../api/account-client';
 import { ErrorMessage } from '../components/ErrorMessage';
+import { useAction } from '../hooks/use-action';
 import { formatCount } from '../account/format';
 import { LIMIT_FIELDS, type LimitField, type LimitForm, describeLimit, limitForm, overridesFromForm } from '../account/limits';
 import type { UserLimits } from '../account/types';
@@ -13,8 +14,6 @@ export function UserLimitsForm({ account, userId, userName }: { account: Account
   const [limits, setLimits] = useState<UserLimits | null>(null);
   const [form, setForm] = useState<LimitForm | null>(null);
   const [problems, setProblems] = useState<Partial<Record<LimitField, string>>>({});
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
   const [notice, setNotice] = useState('');
 
   useEffect(() => {
@@ -23,7 +22,14 @@ export function UserLimitsForm({ account, userId, userName }: { account: Account
     setForm(limitForm(data.overrides));
   }, [data]);
 
-  const save = async (event: FormEvent) => {
+  const { busy, error, run: saveOverrides } = useAction(async (overrides: Parameters<AccountApi['setUserLimits']>[1]) => {
+    const saved = await account.setUserLimits(userId, overrides);
+    setLimits(saved);
+    setForm(limitForm(saved.overrides));
+    setNotice('Saved: the new limits apply from the next request.');
+  });
+
+  const save = (event: FormEvent) => {
     event.preventDefault();
     if (!form) return;
     const read = overridesFromForm(form);
@@ -32,18 +38,7 @@ export function UserLimitsForm({ account, userId, userName }: { account: Account
       return;
     }
     setProblems({});
-    setBusy(true);
-    setError(null);
-    try {
-      const saved = await account.setUserLimits(userId, read.overrides);
-      setLimits(saved);
-      setForm(limitForm(saved.overrides));
-      setNotice('Saved: the new limits apply from the next request.');
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    void saveOverrides(read.overrides);
   };
 
   return (
@@ -51,7 +46,7 @@ export function UserLimitsForm({ account, userId, userName }: { account: Account
       <h2 id="limits-heading">Quotas of {userName}</h2>
       <ErrorMessage error={loadError} />
       {limits && form ? (
-        <form onSubmit={(event) => void save(event)}>
+        <form onSubmit={save}>
           <div className="table-scroll">
             <table className="data limits-table">
               <caption className="visually-hidden">Quotas of {userName}</caption>

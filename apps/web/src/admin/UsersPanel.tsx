@@ -2,6 +2,7 @@ import { type FormEvent, useCallback, useState } from 'react';
 import type { UserRole } from '@weft/contracts';
 import type { AccountApi } from '../api/account-client';
 import { ErrorMessage } from '../components/ErrorMessage';
+import { useAction } from '../hooks/use-action';
 import { adminUserHref, navigate } from '../route';
 import { relativeTime } from '../time';
 import { formatInstant } from '../account/format';
@@ -13,20 +14,18 @@ export function UsersPanel({ account }: { account: AccountApi }) {
   const { data: users, error } = useLoad(load);
   const [name, setName] = useState('');
   const [role, setRole] = useState<UserRole>('member');
-  const [busy, setBusy] = useState(false);
-  const [createError, setCreateError] = useState<unknown>(null);
+  const {
+    busy,
+    error: createError,
+    run,
+  } = useAction(async () => {
+    const user = await account.createUser(name.trim(), role);
+    navigate(adminUserHref(user.id));
+  });
 
-  const create = async (event: FormEvent) => {
+  const create = (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setCreateError(null);
-    try {
-      const user = await account.createUser(name.trim(), role);
-      navigate(adminUserHref(user.id));
-    } catch (err) {
-      setCreateError(err);
-      setBusy(false);
-    }
+    void run();
   };
 
   return (

@@ -1,7 +1,9 @@
-import { type FormEvent, useCallback, useEffect, useState } from 'react';
+import { type FormEvent, useCallback, useState } from 'react';
 import type { ApiClient } from '../api/client';
 import type { Note } from '../api/schemas';
+import { useLoad } from '../account/use-load';
 import { ErrorMessage } from '../components/ErrorMessage';
+import { useAction } from '../hooks/use-action';
 import { relativeTime } from '../time';
 
 /** The gateway's cap on one note (the agent's `remember` tool has the same). */
@@ -12,30 +14,17 @@ const MAX_NOTE_CHARS = 1000;
  * workspace reads them. Reloaded after each turn (`version`), since the agent may have saved one.
  */
 export function NotesPanel({ api, workspaceId, version }: { api: ApiClient; workspaceId: string; version: number }) {
-  const [notes, setNotes] = useState<Note[] | null>(null);
   const [text, setText] = useState('');
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
   /** Open or closed by the reader; until then open only when there are notes, so none leave the files room. */
   const [shown, setShown] = useState<boolean | null>(null);
 
-  const load = useCallback(() => api.notes(workspaceId).then(setNotes, setError), [api, workspaceId]);
-  useEffect(() => {
-    void load();
-  }, [load, version]);
-
-  const act = async (action: () => Promise<unknown>) => {
-    setBusy(true);
-    setError(null);
-    try {
-      await action();
-      await load();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  };
+  // `version` is a dependency so that a finished turn reloads them.
+  const load = useCallback((): Promise<Note[]> => api.notes(workspaceId), [api, workspaceId, version]); // eslint-disable-line react-hooks/exhaustive-deps
+  const { data: notes, error: loadError, reload } = useLoad(load);
+  const { busy, error, run: act } = useAction(async (action: () => Promise<unknown>) => {
+    await action();
+    reload();
+  });
 
   const add = (event: FormEvent) => {
     event.preventDefault();
@@ -87,6 +76,7 @@ export function NotesPanel({ api, workspaceId, version }: { api: ApiClient; work
             ) : null}
           </div>
         </form>
+        <ErrorMessage error={loadError} />
         <ErrorMessage error={error} />
       </details>
     </section>
