@@ -2,9 +2,11 @@
 # Its context is staged by scripts/images/stage-app.sh (built code + production node_modules).
 ARG NODE_IMAGE=node:24-bookworm-slim
 FROM ${NODE_IMAGE}
-# ripgrep backs the search_files tool; git is for importing workspaces from git URLs.
+# ripgrep backs the search_files tool; git is for importing workspaces from git URLs. git brings
+# perl, and perl its C headers for compiling modules: nothing here compiles them (and one,
+# fakesdio.h, is what test/app-image.int-spec.ts's search for fakes would find).
 RUN apt-get update && apt-get install -y --no-install-recommends ripgrep git \
- && rm -rf /var/lib/apt/lists/*
+ && rm -rf /var/lib/apt/lists/* /usr/lib/x86_64-linux-gnu/perl/*/CORE/*.h
 RUN groupadd --gid 10001 weft && useradd --uid 10001 --gid 10001 --no-create-home weft \
  && mkdir -p /var/lib/weft/workspaces /var/lib/weft/models /var/lib/weft/kv-state \
  && chown -R 10001:10001 /var/lib/weft

@@ -14,6 +14,8 @@ for pkg in apps/* libs/*; do
   mkdir -p "$out/$pkg"
   cp "$pkg/package.json" "$out/$pkg/"
   [ -d "$pkg/dist" ] && cp -r "$pkg/dist" "$out/$pkg/"
+  # The CLI's tests build into dist/test-* folders of their own (apps/cli/src/testing/built-cli.ts).
+  rm -rf "$out/$pkg"/dist/test-*
 done
 # `npm install` rather than `ci`: the lock file holds only this platform's optional packages,
 # which `ci --omit=optional` refuses; versions still come from the copied lock file.

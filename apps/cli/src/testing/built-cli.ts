@@ -13,7 +13,7 @@ const ROOT = resolve(APP, '../..');
  */
 const OUT = `dist/test-${randomBytes(4).toString('hex')}`;
 const MAIN = join(APP, OUT, 'main.js');
-const SWC = join(ROOT, 'node_modules/@swc/cli/bin/swc.js');
+const BUILD = join(ROOT, 'scripts/build/swc-build.sh');
 
 export interface CliResult {
   code: number;
@@ -24,7 +24,7 @@ export interface CliResult {
 /** Builds what `nx build cli` builds (and the contracts it needs), so a test runs the real `bin`. */
 export async function buildCli(): Promise<void> {
   if (contractsBuildIsStale()) await build('libs/contracts');
-  await build('apps/cli', ['src/testing/**,src/**/*.spec.ts,src/**/*.int-spec.ts'], OUT);
+  await build('apps/cli', OUT);
   removeStaleBuilds();
 }
 
@@ -46,9 +46,9 @@ function removeStaleBuilds(): void {
   }
 }
 
-async function build(project: string, ignore: string[] = [], out = 'dist'): Promise<void> {
-  const args = [SWC, 'src', '-d', out, '--strip-leading-paths', '--config-file', '../../.swcrc', ...ignore.flatMap((glob) => ['--ignore', glob])];
-  await run(process.execPath, args, { cwd: join(ROOT, project) });
+/** The project's own build (test code left out), into `out`. */
+async function build(project: string, out = 'dist'): Promise<void> {
+  await run('bash', [BUILD, out], { cwd: join(ROOT, project) });
 }
 
 /** The command line that runs the built `weft` (for a terminal the test drives, such as tmux). */
