@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { logEnv, natsEnv, readinessEnv, redisEnv, workspacesEnv } from './common';
+import { oidcEnv } from './oidc';
 
 const positiveInt = () => z.coerce.number().int().positive();
 
@@ -157,6 +158,7 @@ export const gatewayConfigSchema = z.object({
   MCP_STDIO_START_TIMEOUT_MS: positiveInt().default(60_000),
   /** The longest one MCP tool call may take. */
   MCP_CALL_TIMEOUT_MS: positiveInt().default(120_000),
+  ...oidcEnv,
 });
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
 

@@ -8,6 +8,7 @@ import { adminKeyRefusal, checkBootstrapToken, retiredTokenError } from './admin
 import { ApiKeysRepository } from './api-keys.repository';
 import { BootstrapTokensRepository } from './bootstrap-tokens.repository';
 import { bearerToken, hashApiKey } from './key-hash';
+import { WebSessionAuth } from './oidc/web-session-auth';
 
 /**
  * `/v1/admin/*` and `/metrics`: the bearer token must be the bootstrap token in effect
@@ -21,11 +22,20 @@ export class AdminGuard implements CanActivate {
     private readonly bootstrap: BootstrapTokensRepository,
     private readonly apiKeys: ApiKeysRepository,
     private readonly users: UsersRepository,
+    private readonly webSessions: WebSessionAuth,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<Request>();
     const token = bearerToken(req.headers.authorization);
+    // An admin signed in through the identity provider uses the Admin page with their session cookie.
+    const web = token ? undefined : await this.webSessions.principalOf(req);
+    const webUser = web && (await this.users.find(web.userId));
+    if (web && webUser) {
+      if (webUser.role !== 'admin') throw new AppError(ErrorCode.AdminRequired, `User ${webUser.name} is not an admin`);
+      setAdminActor(req, { kind: 'user', userId: webUser.id, keyId: web.keyId });
+      return true;
+    }
     if (!token) throw new AppError(ErrorCode.Unauthorized, 'Missing admin token: send Authorization: Bearer <token>');
     const state = await this.bootstrap.state();
     const bootstrap = checkBootstrapToken(token, state, this.config.WEFT_ADMIN_TOKEN);

@@ -13,6 +13,6 @@ import { UserAuthGuard } from './user-auth.guard';
 @Module({
   imports: [OidcModule],
   providers: [CredentialWatch, ApiKeysRepository, UsersRepository, BootstrapTokensRepository, UserAuthGuard, AdminGuard, AdminAudit],
-  exports: [CredentialWatch, ApiKeysRepository, UsersRepository, BootstrapTokensRepository, UserAuthGuard, AdminGuard, AdminAudit],
+  exports: [CredentialWatch, ApiKeysRepository, UsersRepository, BootstrapTokensRepository, UserAuthGuard, AdminGuard, AdminAudit, OidcModule],
 })
 export class AuthModule {}

@@ -6,6 +6,7 @@ import { answerPermissionBodySchema, putRulesBodySchema } from './permission-bod
 import * as answers from './responses';
 import { createSessionBodySchema, exportQuerySchema, postMessageBodySchema, runChainBodySchema, updateSessionBodySchema } from './session-bodies';
 import { createWorkspaceJsonBodySchema, serverSettingsSchema } from './settings';
+import { webSessionSchema } from './sign-in';
 import { createKeyBodySchema, createUserBodySchema, deleteUserBodySchema, updateUserBodySchema } from './user-bodies';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -66,6 +67,11 @@ export const apiRoutes = {
   myMcp: route({ method: 'GET', path: '/v1/me/mcp', summary: "The user's MCP servers (`mcpServers`, as in .weft/mcp.json)", tag: 'Me', auth: 'user', response: 'application/json' }),
   setMyMcp: route({ method: 'PUT', path: '/v1/me/mcp', summary: "Replace the user's MCP servers", tag: 'Me', auth: 'user', response: 'application/json' }),
   clearMyMcp: route({ method: 'DELETE', path: '/v1/me/mcp', summary: "Remove the user's MCP servers", tag: 'Me', auth: 'user', status: 204 }),
+
+  webSession: route({ method: 'GET', path: '/v1/auth/session', summary: 'Whether sign-in through the identity provider is on; the browser session\'s user and CSRF token (nulls when not signed in)', tag: 'Me', auth: 'none', response: webSessionSchema }),
+  oidcLogin: route({ method: 'GET', path: '/v1/auth/oidc/login', summary: 'Starts browser sign-in: 302 to the identity provider (authorization code with PKCE); 404 when OIDC is not configured', tag: 'Me', auth: 'none', status: 302 }),
+  oidcCallback: route({ method: 'GET', path: '/v1/auth/oidc/callback', summary: "The provider's redirect back: checks state, nonce and the ID token, sets the HttpOnly session cookie and 302s to the page; a refusal is an HTML page (401, 403)", tag: 'Me', auth: 'none', status: 302 }),
+  logout: route({ method: 'POST', path: '/v1/auth/logout', summary: "Ends the browser's session (cookie and `x-weft-csrf` header)", tag: 'Me', auth: 'user', status: 204 }),
 
   // ---- Models and sandbox -----------------------------------------------------------------------
   models: route({ method: 'GET', path: '/v1/models', summary: 'The models the fleet serves, with their roles and context sizes', tag: 'Models', auth: 'user', response: answers.modelsSchema }),

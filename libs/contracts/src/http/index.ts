@@ -7,5 +7,6 @@ export * from './permission-bodies';
 export * from './permission-rules';
 export * from './responses';
 export * from './session-bodies';
+export * from './sign-in';
 export * from './user-bodies';
 export * from './settings';

@@ -1,0 +1,109 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { AppError, ErrorCode } from '@weft/contracts';
+import * as oidc from 'openid-client';
+import { OIDC_SETTINGS, type OidcSettings } from './oidc-settings';
+
+/** What a sign-in needs to remember between the redirect out and the callback. */
+export interface PendingSignIn {
+  state: string;
+  nonce: string;
+  codeVerifier: string;
+  redirectUri: string;
+}
+
+/** The verified ID token's claims (signature, issuer, audience, expiry, nonce all checked). */
+export type IdTokenClaims = Record<string, unknown> & { iss: string; sub: string };
+
+/** How long discovery of the provider may take. */
+const DISCOVERY_TIMEOUT_SECONDS = 10;
+
+/**
+ * The provider, through openid-client: discovery (once, on first use, so the gateway boots while
+ * the provider is down), the authorization URL with PKCE, state and nonce, and the code exchange,
+ * which verifies the ID token against the provider's published keys.
+ */
+@Injectable()
+export class OidcProviderClient {
+  private discovered?: Promise<oidc.Configuration>;
+
+  constructor(@Inject(OIDC_SETTINGS) private readonly settings: OidcSettings | undefined) {}
+
+  get enabled(): boolean {
+    return this.settings !== undefined;
+  }
+
+  async authorizationUrl(redirectUri: string): Promise<{ url: URL; pending: PendingSignIn }> {
+    const [config, settings] = [await this.configuration(), this.required()];
+    const pending = { state: oidc.randomState(), nonce: oidc.randomNonce(), codeVerifier: oidc.randomPKCECodeVerifier(), redirectUri };
+    const url = oidc.buildAuthorizationUrl(config, {
+      redirect_uri: redirectUri,
+      scope: settings.scopes,
+      code_challenge: await oidc.calculatePKCECodeChallenge(pending.codeVerifier),
+      code_challenge_method: 'S256',
+      state: pending.state,
+      nonce: pending.nonce,
+    });
+    return { url, pending };
+  }
+
+  /** Exchanges the callback's code; any failed check is a 401 naming it. */
+  async finish(callbackUrl: URL, pending: PendingSignIn): Promise<IdTokenClaims> {
+    const config = await this.configuration();
+    try {
+      const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, {
+        pkceCodeVerifier: pending.codeVerifier,
+        expectedState: pending.state,
+        expectedNonce: pending.nonce,
+        idTokenExpected: true,
+      }, { redirect_uri: pending.redirectUri });
+      const claims = tokens.claims();
+      if (!claims) throw new AppError(ErrorCode.Unauthorized, 'The provider returned no ID token');
+      return claims as IdTokenClaims;
+    } catch (error) {
+      if (error instanceof AppError) throw error;
+      throw new AppError(ErrorCode.Unauthorized, `Sign-in failed: ${describe(error)}`);
+    }
+  }
+
+  required(): OidcSettings {
+    if (!this.settings) throw new AppError(ErrorCode.NotFound, 'Sign-in through an identity provider is not configured on this gateway (WEFT_OIDC_ISSUER is unset)');
+    return this.settings;
+  }
+
+  private configuration(): Promise<oidc.Configuration> {
+    const settings = this.required();
+    this.discovered ??= oidc
+      // HTTP Basic: the method every provider must support (RFC 6749); none for a public client.
+      .discovery(settings.issuer, settings.clientId, undefined, settings.clientSecret ? oidc.ClientSecretBasic(settings.clientSecret) : oidc.None(), {
+        timeout: DISCOVERY_TIMEOUT_SECONDS,
+        // The ID token's signature is checked against the provider's published keys too, not
+        // only trusted for having come over TLS (which openid-client allows by default).
+        execute: settings.allowHttp ? [oidc.enableNonRepudiationChecks, oidc.allowInsecureRequests] : [oidc.enableNonRepudiationChecks],
+      })
+      .catch((error: unknown) => {
+        // Try again on the next sign-in rather than remember an outage.
+        this.discovered = undefined;
+        throw new AppError(ErrorCode.Internal, `The identity provider ${settings.issuer.href} could not be reached: ${describe(error)}`);
+      });
+    return this.discovered;
+  }
+}
+
+/**
+ * openid-client's errors carry a code (`OAUTH_JWT_TIMESTAMP_CHECK_FAILED`), a message, and often
+ * the specific check in `cause` (`unexpected "state" response parameter value`, the claim name).
+ */
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const code = (error as { code?: unknown }).code;
+  const cause = error.cause;
+  const detail = cause instanceof Error ? `: ${cause.message}` : describeCause(cause);
+  return `${error.message}${detail}${typeof code === 'string' ? ` (${code})` : ''}`;
+}
+
+function describeCause(cause: unknown): string {
+  if (typeof cause !== 'object' || cause === null) return '';
+  const { claim, parameter, error: oauthError, error_description: description } = cause as Record<string, unknown>;
+  const parts = [claim && `claim ${String(claim)}`, parameter && `parameter ${String(parameter)}`, oauthError && String(oauthError), description && String(description)].filter(Boolean);
+  return parts.length > 0 ? ` (${parts.join(', ')})` : '';
+}

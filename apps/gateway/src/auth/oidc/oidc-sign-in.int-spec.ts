@@ -1,0 +1,193 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BrowserClient } from '../../../../../test/support/browser-client';
+import { type OidcTestProvider, startOidcTestProvider } from '../../../../../test/support/oidc-test-provider';
+import { type GatewayUnderTest, TEST_ADMIN_TOKEN, startGatewayUnderTest } from '../../test/gateway-under-test';
+import { ScriptedWorkersModule } from '../../test/scripted-workers';
+
+/**
+ * Browser sign-in through a real OpenID provider (oidc-provider, in-process) over real HTTP:
+ * the code flow with PKCE, the checks that refuse a tampered or replayed callback, the session
+ * cookie, CSRF, sign-out, and users made just in time from the claims.
+ */
+let provider: OidcTestProvider;
+let gateway: GatewayUnderTest;
+let callbackPrefix: string;
+
+beforeAll(async () => {
+  provider = await startOidcTestProvider({
+    ada: { email: 'ada@example.com', name: 'Ada Lovelace', groups: ['weft-admins', 'weft-users'] },
+    bob: { email: 'bob@example.com', name: 'Bob Byte', groups: ['weft-users'] },
+    eve: { email: 'eve@example.com', name: 'Eve Outside', groups: ['contractors'] },
+  });
+  gateway = await startGatewayUnderTest(ScriptedWorkersModule, {
+    WEFT_OIDC_ISSUER: provider.issuer,
+    WEFT_OIDC_CLIENT_ID: provider.clientId,
+    WEFT_OIDC_CLIENT_SECRET: provider.clientSecret,
+    WEFT_OIDC_SCOPES: 'openid profile email groups',
+    WEFT_OIDC_ALLOW_HTTP: 'true',
+    WEFT_OIDC_ALLOWED_GROUPS: 'weft-users,weft-admins',
+    WEFT_OIDC_ADMIN_GROUPS: 'weft-admins',
+  });
+  callbackPrefix = `${gateway.base}/v1/auth/oidc/callback`;
+  provider.registerClient(callbackPrefix);
+});
+
+afterAll(async () => {
+  await gateway?.stop();
+  await provider?.stop();
+});
+
+/** Logs in at the provider's form and consents; stops before the provider's redirect back to the gateway. */
+async function atProvider(browser: BrowserClient, login: string): Promise<string> {
+  const form = await browser.go(`${gateway.base}/v1/auth/oidc/login`);
+  expect(form.url.startsWith(provider.issuer)).toBe(true);
+  const consent = await browser.submitForm(form, { prompt: 'login', login, password: 'any' }, callbackPrefix);
+  // A first sign-in asks for consent; a later one in the same browser goes straight back.
+  const back = consent.status === 0 ? consent : await browser.submitForm(consent, { prompt: 'consent' }, callbackPrefix);
+  expect(back.url.startsWith(callbackPrefix)).toBe(true);
+  return back.url;
+}
+
+async function signIn(login: string): Promise<{ browser: BrowserClient; csrfToken: string }> {
+  const browser = new BrowserClient();
+  const callback = await browser.go(await atProvider(browser, login), { stopBefore: `${gateway.base}/` });
+  expect(callback.headers.get('location')).toBe('/');
+  const session = await call(browser, 'GET', '/v1/auth/session');
+  return { browser, csrfToken: String((session.json as { csrfToken: string }).csrfToken) };
+}
+
+async function call(browser: BrowserClient, method: string, path: string, headers: Record<string, string> = {}, body?: unknown) {
+  const url = `${gateway.base}${path}`;
+  const response = await fetch(url, {
+    method,
+    headers: { ...browser.cookieHeader(url), ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, json: (text.startsWith('{') ? JSON.parse(text) : {}) as Record<string, unknown>, text, headers: response.headers };
+}
+
+describe('browser sign-in through the identity provider', () => {
+  it('signs a new user in with the code flow, makes them from the claims, and sets an HttpOnly SameSite=Lax session cookie', async () => {
+    const { browser, csrfToken } = await signIn('bob');
+    const setCookie = browser.hops.find((hop) => hop.url.startsWith(callbackPrefix))?.setCookies.find((line) => line.startsWith('weft_session='));
+    expect(setCookie).toMatch(/HttpOnly/);
+    expect(setCookie).toMatch(/SameSite=Lax/);
+    expect(setCookie).toMatch(/Path=\//);
+    // Served over plain http here: a Secure cookie would never come back.
+    expect(setCookie).not.toMatch(/Secure/);
+    const authorize = browser.hops.find((hop) => hop.location?.startsWith(`${provider.issuer}/auth`))?.location ?? '';
+    expect(new URL(authorize).searchParams.get('code_challenge_method')).toBe('S256');
+
+    const me = await call(browser, 'GET', '/v1/me');
+    expect(me).toMatchObject({ status: 200, json: { name: 'bob', role: 'member' } });
+    expect(csrfToken.length).toBeGreaterThan(20);
+    const session = await call(browser, 'GET', '/v1/auth/session');
+    expect(session.json).toMatchObject({ oidc: true, user: { name: 'bob', role: 'member' } });
+
+    // The same person signing in again is the same user.
+    const again = await signIn('bob');
+    expect((await call(again.browser, 'GET', '/v1/me')).json.id).toBe(me.json.id);
+  });
+
+  it('maps the admin group to the admin role; a member cannot call the admin API with their session', async () => {
+    const ada = await signIn('ada');
+    expect((await call(ada.browser, 'GET', '/v1/me')).json).toMatchObject({ name: 'ada', role: 'admin' });
+    expect((await call(ada.browser, 'GET', '/v1/admin/users')).status).toBe(200);
+    const bob = await signIn('bob');
+    expect(await call(bob.browser, 'GET', '/v1/admin/users')).toMatchObject({ status: 403, json: { error: { code: 'AUTH.ADMIN_REQUIRED' } } });
+  });
+
+  it('refuses a user in none of the allowed groups with a page that says why, and makes no user', async () => {
+    const browser = new BrowserClient();
+    const refused = await browser.go(await atProvider(browser, 'eve'));
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('content-type')).toMatch(/text\/html/);
+    expect(refused.text).toContain('none of the groups allowed');
+    expect(browser.cookie(gateway.base, 'weft_session')).toBeUndefined();
+    const users = await fetch(`${gateway.base}/v1/admin/users`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } });
+    expect(JSON.stringify(await users.json())).not.toContain('"eve"');
+  });
+
+  it('requires the session’s CSRF token on changes; with it, the user mints their own API key', async () => {
+    const { browser, csrfToken } = await signIn('bob');
+    expect(await call(browser, 'POST', '/v1/me/keys', {}, { name: 'cli' })).toMatchObject({ status: 403, json: { error: { code: 'AUTH.FORBIDDEN' } } });
+    expect((await call(browser, 'POST', '/v1/me/keys', { 'x-weft-csrf': `${csrfToken.slice(0, -1)}x` }, { name: 'cli' })).status).toBe(403);
+    const created = await call(browser, 'POST', '/v1/me/keys', { 'x-weft-csrf': csrfToken }, { name: 'cli' });
+    expect(created).toMatchObject({ status: 201, json: { name: 'cli', key: expect.stringMatching(/^weft_/) } });
+    const byKey = await fetch(`${gateway.base}/v1/me`, { headers: { authorization: `Bearer ${String(created.json.key)}` } });
+    expect(await byKey.json()).toMatchObject({ name: 'bob' });
+  });
+
+  it('signs out: the cookie is cleared and the session no longer works', async () => {
+    const { browser, csrfToken } = await signIn('bob');
+    const cookie = browser.cookieHeader(gateway.base);
+    expect((await call(browser, 'POST', '/v1/auth/logout')).status).toBe(403);
+    const out = await call(browser, 'POST', '/v1/auth/logout', { 'x-weft-csrf': csrfToken });
+    expect(out.status).toBe(204);
+    expect(out.headers.getSetCookie().join()).toMatch(/weft_session=;/);
+    const after = await fetch(`${gateway.base}/v1/me`, { headers: cookie });
+    expect(after.status).toBe(401);
+  });
+
+  it('ends the sessions of a user disabled in Weft, for good', async () => {
+    const { browser } = await signIn('bob');
+    const me = await call(browser, 'GET', '/v1/me');
+    const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json' };
+    await fetch(`${gateway.base}/v1/admin/users/${String(me.json.id)}`, { method: 'PATCH', headers: admin, body: JSON.stringify({ disabled: true }) });
+    expect((await call(browser, 'GET', '/v1/me')).status).toBe(403);
+    await fetch(`${gateway.base}/v1/admin/users/${String(me.json.id)}`, { method: 'PATCH', headers: admin, body: JSON.stringify({ disabled: false }) });
+    expect((await call(browser, 'GET', '/v1/me')).status).toBe(401);
+  });
+});
+
+describe('a callback that does not hold', () => {
+  it('refuses a wrong state', async () => {
+    const browser = new BrowserClient();
+    const callback = new URL(await atProvider(browser, 'bob'));
+    callback.searchParams.set('state', 'forged-state');
+    const refused = await browser.go(callback.href);
+    expect(refused.status).toBe(401);
+    expect(refused.text).toMatch(/state/i);
+    expect(browser.cookie(gateway.base, 'weft_session')).toBeUndefined();
+  });
+
+  it('refuses a replayed code, even with the sign-in cookie put back', async () => {
+    const browser = new BrowserClient();
+    const callbackUrl = await atProvider(browser, 'bob');
+    const pending = browser.cookie(callbackPrefix, 'weft_signin');
+    expect(pending).toBeDefined();
+    expect((await browser.go(callbackUrl, { stopBefore: `${gateway.base}/` })).headers.get('location')).toBe('/');
+    browser.setCookie(callbackPrefix, 'weft_signin', String(pending));
+    const replayed = await browser.go(callbackUrl);
+    expect(replayed.status).toBe(401);
+    expect(replayed.text).toContain('already used');
+  });
+
+  it('refuses an expired ID token', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    provider.tamperIdTokens((token) => provider.resign(token, { iat: now - 7200, exp: now - 3600 }));
+    try {
+      const browser = new BrowserClient();
+      const refused = await browser.go(await atProvider(browser, 'bob'));
+      expect(refused.status).toBe(401);
+      expect(refused.text).toMatch(/exp/);
+      expect(browser.cookie(gateway.base, 'weft_session')).toBeUndefined();
+    } finally {
+      provider.tamperIdTokens(undefined);
+    }
+  });
+
+  it('refuses an ID token signed with a key the provider never published', async () => {
+    provider.tamperIdTokens((token) => provider.signWithForeignKey(token));
+    try {
+      const browser = new BrowserClient();
+      const refused = await browser.go(await atProvider(browser, 'bob'));
+      expect(refused.status).toBe(401);
+      expect(refused.text).toMatch(/signature/i);
+      expect(browser.cookie(gateway.base, 'weft_session')).toBeUndefined();
+    } finally {
+      provider.tamperIdTokens(undefined);
+    }
+  });
+});

@@ -1,0 +1,79 @@
+import { Controller, Get, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
+import { AppError, ErrorCode } from '@weft/contracts';
+import type { Request, Response } from 'express';
+import { UsersRepository } from '../../users/users.repository';
+import { OIDC_SETTINGS, type OidcSettings } from './oidc-settings';
+import { OidcSignIn } from './oidc-sign-in';
+import { PENDING_TTL_MS } from './pending-sign-ins.repository';
+import { PENDING_COOKIE, SESSION_COOKIE, clearCookie, readCookie, setCookie } from './session-cookies';
+import { signInRefusedPage } from './sign-in-page';
+import { WebSessionAuth } from './web-session-auth';
+import { WebSessionsRepository } from './web-sessions.repository';
+
+const CALLBACK_PATH = '/v1/auth/oidc/callback';
+
+/** The browser's sign-in through the identity provider, its session, and sign-out. */
+@Controller('v1/auth')
+export class OidcController {
+  constructor(
+    @Inject(OIDC_SETTINGS) private readonly settings: OidcSettings | undefined,
+    private readonly signIn: OidcSignIn,
+    private readonly webAuth: WebSessionAuth,
+    private readonly sessions: WebSessionsRepository,
+    private readonly users: UsersRepository,
+  ) {}
+
+  /** What the page needs before it shows anything: whether SSO is on, and who is signed in (with the CSRF token to send). */
+  @Get('session')
+  async session(@Req() req: Request) {
+    const session = await this.webAuth.sessionOf(req).catch(() => undefined);
+    const user = session && (await this.users.find(session.userId));
+    return {
+      oidc: this.settings !== undefined,
+      user: user ? { id: user.id, name: user.name, role: user.role } : null,
+      csrfToken: session?.csrfToken ?? null,
+      expiresAt: session?.expiresAt ?? null,
+    };
+  }
+
+  @Get('oidc/login')
+  async login(@Req() req: Request, @Res() res: Response): Promise<void> {
+    const redirectUri = this.settings?.redirectUrl ?? `${req.protocol}://${req.get('host') ?? 'localhost'}${CALLBACK_PATH}`;
+    const { url, pendingId } = await this.signIn.start(redirectUri);
+    setCookie(res, PENDING_COOKIE, pendingId, { secure: this.secure(req), maxAgeMs: PENDING_TTL_MS, path: CALLBACK_PATH });
+    res.redirect(302, url.href);
+  }
+
+  /** Errors here are a page, not JSON: the browser arrives by the provider's redirect. */
+  @Get('oidc/callback')
+  async callback(@Req() req: Request, @Res() res: Response): Promise<void> {
+    if (!this.settings) throw new AppError(ErrorCode.NotFound, 'Sign-in through an identity provider is not configured on this gateway (WEFT_OIDC_ISSUER is unset)');
+    const secure = this.secure(req);
+    clearCookie(res, PENDING_COOKIE, { secure, path: CALLBACK_PATH });
+    try {
+      const search = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?')) : '';
+      const { session } = await this.signIn.finish(search, readCookie(req, PENDING_COOKIE));
+      setCookie(res, SESSION_COOKIE, session.id, { secure, maxAgeMs: Date.parse(session.expiresAt) - Date.now() });
+      res.redirect(302, '/');
+    } catch (error) {
+      if (!(error instanceof AppError) || (error.code !== ErrorCode.Unauthorized && error.code !== ErrorCode.Forbidden)) throw error;
+      const refused = error.code === ErrorCode.Forbidden;
+      res.status(refused ? 403 : 401).type('html').send(signInRefusedPage(refused ? 'You may not sign in to this Weft' : 'Sign-in failed', error.message));
+    }
+  }
+
+  /** Ends this browser's session (it needs the CSRF token like any change). */
+  @Post('logout')
+  @HttpCode(204)
+  async logout(@Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<void> {
+    const session = await this.webAuth.sessionOf(req);
+    if (!session) throw new AppError(ErrorCode.Unauthorized, 'Not signed in');
+    await this.webAuth.principalOf(req);
+    await this.sessions.destroy(session);
+    clearCookie(res, SESSION_COOKIE, { secure: this.secure(req) });
+  }
+
+  private secure(req: Request): boolean {
+    return req.secure || (this.settings?.redirectUrl?.startsWith('https:') ?? false);
+  }
+}

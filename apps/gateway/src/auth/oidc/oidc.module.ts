@@ -1,0 +1,26 @@
+import { Module } from '@nestjs/common';
+import { GATEWAY_CONFIG, type GatewaySettings } from '../../config';
+import { OidcController } from './oidc.controller';
+import { OidcProviderClient } from './oidc-provider-client';
+import { OIDC_SETTINGS, oidcSettingsOf } from './oidc-settings';
+import { OidcSignIn } from './oidc-sign-in';
+import { OidcUsers } from './oidc-users';
+import { PendingSignInsRepository } from './pending-sign-ins.repository';
+import { WebSessionAuth } from './web-session-auth';
+import { WebSessionsRepository } from './web-sessions.repository';
+
+/** Sign-in through an OpenID Connect provider, and the browser sessions it opens (docs/sso.md). */
+@Module({
+  controllers: [OidcController],
+  providers: [
+    { provide: OIDC_SETTINGS, inject: [GATEWAY_CONFIG], useFactory: (config: GatewaySettings) => oidcSettingsOf(config) },
+    OidcProviderClient,
+    OidcSignIn,
+    OidcUsers,
+    PendingSignInsRepository,
+    WebSessionsRepository,
+    WebSessionAuth,
+  ],
+  exports: [WebSessionAuth, WebSessionsRepository],
+})
+export class OidcModule {}

@@ -1,0 +1,40 @@
+import { z } from 'zod';
+
+/** A comma-separated list (`admins,weft-users`), trimmed; empty by default. */
+const list = () =>
+  z
+    .string()
+    .default('')
+    .transform((value) => value.split(',').map((item) => item.trim()).filter((item) => item !== ''));
+
+/** Unset and empty alike (compose passes `${WEFT_OIDC_ISSUER:-}` as an empty string). */
+const optional = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
+
+/** Single sign-on through an OpenID Connect provider (docs/sso.md); off while WEFT_OIDC_ISSUER is unset. */
+export const oidcEnv = {
+  /** The provider's issuer URL; its `/.well-known/openid-configuration` is read on first sign-in. Unset: OIDC sign-in is off. */
+  WEFT_OIDC_ISSUER: optional(z.url({ message: 'must be a URL (the provider’s issuer)' })),
+  /** The client id registered at the provider (required with WEFT_OIDC_ISSUER). */
+  WEFT_OIDC_CLIENT_ID: optional(z.string().min(1)),
+  /** The client secret; unset for a public client (PKCE alone). */
+  WEFT_OIDC_CLIENT_SECRET: optional(z.string().min(1)),
+  /** Scopes asked for at sign-in, space-separated; add the one that releases the groups claim where the provider needs it. */
+  WEFT_OIDC_SCOPES: z.string().default('openid profile email'),
+  /** The redirect URL registered at the provider, `https://<host>/v1/auth/oidc/callback`; unset: taken from the request's host. */
+  WEFT_OIDC_REDIRECT_URL: optional(z.url({ message: 'must be a URL (…/v1/auth/oidc/callback)' })),
+  /** The ID token claim that lists a user's groups. */
+  WEFT_OIDC_GROUPS_CLAIM: z.string().min(1).default('groups'),
+  /** Only users in one of these groups may sign in; empty: any group. */
+  WEFT_OIDC_ALLOWED_GROUPS: list(),
+  /** Only users whose (verified) email is in one of these domains may sign in; empty: any domain. */
+  WEFT_OIDC_ALLOWED_EMAIL_DOMAINS: list(),
+  /** Members of these groups are Weft admins, everyone else members, set at each sign-in; empty: roles are managed in Weft. */
+  WEFT_OIDC_ADMIN_GROUPS: list(),
+  /** How long a browser sign-in lasts before the user signs in again. */
+  WEFT_OIDC_SESSION_HOURS: z.coerce.number().positive().max(24 * 30).default(12),
+  /** Allow an `http://` issuer (a local test provider); never in production. */
+  WEFT_OIDC_ALLOW_HTTP: z
+    .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
+    .transform((value) => value === 'true' || value === '1' || value === 'yes')
+    .default(false),
+};
