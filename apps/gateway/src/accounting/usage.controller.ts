@@ -1,43 +1,40 @@
-import { Body, Controller, Get, Param, Put, Query, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Param, Query, Res } from '@nestjs/common';
 import { stringify } from 'csv-stringify/sync';
 import type { Response } from 'express';
 import { type AdminActor, CurrentAdmin } from '../auth/admin-actor';
 import { AdminAudit } from '../auth/admin-audit';
-import { AdminGuard } from '../auth/admin.guard';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
-import { UserAuthGuard } from '../auth/user-auth.guard';
+import { Route } from '../common/api-route.decorator';
 import { userIdSchema } from '../common/ids';
 import { ZodValidationPipe } from '../common/zod-validation.pipe';
 import { UsersRepository } from '../users/users.repository';
-import { AppError, ErrorCode, limitOverridesBodySchema } from '@weft/contracts';
+import { AppError, ErrorCode, apiRoutes } from '@weft/contracts';
 import { type UsageQuery, usageQuerySchema } from './usage-query';
 import { USAGE_METRICS, UsageService, usageTotals, type UsageRow } from './usage.service';
 import { type UserLimitOverrides, UserLimitsRepository } from './user-limits';
 
 /** The caller's own usage and limits. */
-@Controller('v1/me')
-@UseGuards(UserAuthGuard)
+@Controller()
 export class MeUsageController {
   constructor(
     private readonly usage: UsageService,
     private readonly limits: UserLimitsRepository,
   ) {}
 
-  @Get('usage')
+  @Route(apiRoutes.myUsage)
   async usageOf(@CurrentPrincipal() principal: Principal, @Query(new ZodValidationPipe(usageQuerySchema)) query: UsageQuery) {
     const rows = await this.usage.query({ from: query.from, to: query.to, userId: principal.userId, model: query.model });
     return { from: query.from, to: query.to, totals: usageTotals(rows), rows: rows.map(({ userId: _, ...row }) => row) };
   }
 
-  @Get('limits')
+  @Route(apiRoutes.myLimits)
   async limitsOf(@CurrentPrincipal() principal: Principal) {
     return { limits: await this.limits.effective(principal.userId), tokensUsedToday: await this.usage.quotaTokensToday(principal.userId) };
   }
 }
 
 /** Every user's usage, and each user's limits, for the admin. */
-@Controller('v1/admin')
-@UseGuards(AdminGuard)
+@Controller()
 export class AdminUsageController {
   constructor(
     private readonly usage: UsageService,
@@ -46,7 +43,7 @@ export class AdminUsageController {
     private readonly audit: AdminAudit,
   ) {}
 
-  @Get('usage')
+  @Route(apiRoutes.allUsage)
   async usageOfAll(@Query(new ZodValidationPipe(usageQuerySchema)) query: UsageQuery, @Res({ passthrough: true }) res: Response) {
     const rows = await this.usage.query({ from: query.from, to: query.to, userId: query.user, model: query.model });
     if (query.format === 'csv') {
@@ -56,15 +53,15 @@ export class AdminUsageController {
     return { from: query.from, to: query.to, totals: usageTotals(rows), rows };
   }
 
-  @Get('users/:id/limits')
+  @Route(apiRoutes.userLimits)
   async limitsOf(@Param('id', new ZodValidationPipe(userIdSchema)) userId: string) {
     await this.assertUser(userId);
     return this.describe(userId);
   }
 
   /** Replaces the user's overrides; `{}` puts every limit back to the server default. */
-  @Put('users/:id/limits')
-  async setLimits(@CurrentAdmin() actor: AdminActor, @Param('id', new ZodValidationPipe(userIdSchema)) userId: string, @Body(new ZodValidationPipe(limitOverridesBodySchema)) body: UserLimitOverrides) {
+  @Route(apiRoutes.setUserLimits)
+  async setLimits(@CurrentAdmin() actor: AdminActor, @Param('id', new ZodValidationPipe(userIdSchema)) userId: string, @Body() body: UserLimitOverrides) {
     await this.assertUser(userId);
     await this.limits.replace(userId, body);
     await this.audit.record(actor, 'limits.set', userId, { ...body });

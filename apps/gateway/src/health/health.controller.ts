@@ -1,5 +1,7 @@
-import { Controller, Get, Res } from '@nestjs/common';
+import { Controller, Res } from '@nestjs/common';
+import { apiRoutes } from '@weft/contracts';
 import type { Response } from 'express';
+import { Route } from '../common/api-route.decorator';
 import { HealthService, type Readiness } from './health.service';
 
 /** Unauthenticated probes for orchestrators. */
@@ -7,12 +9,12 @@ import { HealthService, type Readiness } from './health.service';
 export class HealthController {
   constructor(private readonly health: HealthService) {}
 
-  @Get('healthz')
+  @Route(apiRoutes.healthz)
   live() {
     return { status: 'ok' };
   }
 
-  @Get('readyz')
+  @Route(apiRoutes.readyz)
   async ready(@Res() res: Response) {
     sendReadiness(res, await this.health.readiness());
   }

@@ -1,24 +1,22 @@
-import { Body, Controller, Get, Put, UseGuards } from '@nestjs/common';
-import { putInstructionsBodySchema } from '@weft/contracts';
+import { Body, Controller } from '@nestjs/common';
+import { apiRoutes } from '@weft/contracts';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
-import { UserAuthGuard } from '../auth/user-auth.guard';
-import { ZodValidationPipe } from '../common/zod-validation.pipe';
+import { Route } from '../common/api-route.decorator';
 import { UserInstructionsRepository } from './user-instructions.repository';
 
 /** Personal instructions; an empty `content` removes them. */
-@Controller('v1/me/instructions')
-@UseGuards(UserAuthGuard)
+@Controller()
 export class InstructionsController {
   constructor(private readonly instructions: UserInstructionsRepository) {}
 
-  @Get()
+  @Route(apiRoutes.instructions)
   async get(@CurrentPrincipal() p: Principal) {
     const stored = await this.instructions.get(p.userId);
     return { content: stored?.content ?? '', updatedAt: stored?.updatedAt ?? null };
   }
 
-  @Put()
-  async put(@CurrentPrincipal() p: Principal, @Body(new ZodValidationPipe(putInstructionsBodySchema)) body: { content: string }) {
+  @Route(apiRoutes.setInstructions)
+  async put(@CurrentPrincipal() p: Principal, @Body() body: { content: string }) {
     await this.instructions.put(p.userId, body.content);
     return this.get(p);
   }

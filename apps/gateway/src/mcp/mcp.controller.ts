@@ -1,13 +1,12 @@
-import { Controller, Get, Param, UseGuards } from '@nestjs/common';
+import { Controller, Param } from '@nestjs/common';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
-import { UserAuthGuard } from '../auth/user-auth.guard';
-import { AppError, ErrorCode } from '@weft/contracts';
+import { AppError, ErrorCode, apiRoutes } from '@weft/contracts';
+import { Route } from '../common/api-route.decorator';
 import { sessionIdPipe } from '../sessions/sessions.controller';
 import { SessionsRepository } from '../sessions/sessions.repository';
 import { McpService } from './mcp.service';
 
-@Controller('v1/sessions')
-@UseGuards(UserAuthGuard)
+@Controller()
 export class McpController {
   constructor(
     private readonly sessions: SessionsRepository,
@@ -15,7 +14,7 @@ export class McpController {
   ) {}
 
   /** The session's MCP servers, their state and tools: what its next turn will offer the model. */
-  @Get(':id/mcp')
+  @Route(apiRoutes.sessionMcp)
   async servers(@CurrentPrincipal() p: Principal, @Param('id', sessionIdPipe) id: string) {
     const session = await this.sessions.findOwned(p.userId, id);
     if (!session) throw new AppError(ErrorCode.NotFound, `Session ${id} not found`);

@@ -1,7 +1,7 @@
-import { Body, Controller, Delete, Get, HttpCode, Put, UseGuards } from '@nestjs/common';
-import { AppError, ErrorCode } from '@weft/contracts';
+import { Body, Controller } from '@nestjs/common';
+import { AppError, ErrorCode, apiRoutes } from '@weft/contracts';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
-import { UserAuthGuard } from '../auth/user-auth.guard';
+import { Route } from '../common/api-route.decorator';
 import { type DeclaredServer, McpConfigError, parseMcpServers } from './mcp-config';
 import { UserMcpRepository } from './user-mcp.repository';
 
@@ -12,19 +12,18 @@ const MAX_DOCUMENT_CHARS = 64_000;
  * A user's own MCP servers, for all their sessions, in the `mcpServers` format. The admin's
  * settings still decide what they may reach (MCP_ALLOWED_HOSTS, MCP_USER_STDIO).
  */
-@Controller('v1/me/mcp')
-@UseGuards(UserAuthGuard)
+@Controller()
 export class MyMcpController {
   constructor(private readonly servers: UserMcpRepository) {}
 
-  @Get()
+  @Route(apiRoutes.myMcp)
   async get(@CurrentPrincipal() p: Principal): Promise<unknown> {
     const text = await this.servers.document(p.userId);
     return text ? (JSON.parse(text) as unknown) : { mcpServers: {} };
   }
 
   /** Replaces the document; one that is not valid, or holds an invalid server, is refused naming it. */
-  @Put()
+  @Route(apiRoutes.setMyMcp)
   async put(@CurrentPrincipal() p: Principal, @Body() body: unknown): Promise<unknown> {
     let text: string;
     try {
@@ -46,8 +45,7 @@ export class MyMcpController {
     return this.get(p);
   }
 
-  @Delete()
-  @HttpCode(204)
+  @Route(apiRoutes.clearMyMcp)
   async clear(@CurrentPrincipal() p: Principal): Promise<void> {
     await this.servers.clear(p.userId);
   }

@@ -1,37 +1,35 @@
-import { Body, Controller, Delete, Get, Param, Patch, Post, Query, Res, UseGuards } from '@nestjs/common';
-import { adminModelIdSchema, apiRoutes, modelSettingsSchema, pullModelBodySchema, type ModelSettings, type PullModelBody } from '@weft/contracts';
+import { Body, Controller, Param, Query, Res } from '@nestjs/common';
+import { adminModelIdSchema, apiRoutes, type ModelSettings, type PullModelBody } from '@weft/contracts';
 import type { Response } from 'express';
 import { type AdminActor, CurrentAdmin } from '../auth/admin-actor';
-import { AdminGuard } from '../auth/admin.guard';
+import { Route } from '../common/api-route.decorator';
 import { ZodValidationPipe } from '../common/zod-validation.pipe';
 import { AdminModelsService } from './admin-models.service';
 
 const modelIdPipe = new ZodValidationPipe(adminModelIdSchema);
-const removeQuery = new ZodValidationPipe(apiRoutes.removeModel.query);
 
 /** `weft admin models`: the registry of pulled models, and pulls with their progress (NDJSON). */
-@Controller('v1/admin/models')
-@UseGuards(AdminGuard)
+@Controller()
 export class AdminModelsController {
   constructor(private readonly models: AdminModelsService) {}
 
-  @Get()
+  @Route(apiRoutes.adminModels)
   list() {
     return this.models.list();
   }
 
-  @Post('pull')
-  async pull(@CurrentAdmin() actor: AdminActor, @Body(new ZodValidationPipe(pullModelBodySchema)) body: PullModelBody, @Res() res: Response): Promise<void> {
+  @Route(apiRoutes.pullModel)
+  async pull(@CurrentAdmin() actor: AdminActor, @Body() body: PullModelBody, @Res() res: Response): Promise<void> {
     await this.models.pull(actor, body, res);
   }
 
-  @Patch(':id')
-  set(@CurrentAdmin() actor: AdminActor, @Param('id', modelIdPipe) id: string, @Body(new ZodValidationPipe(modelSettingsSchema)) settings: ModelSettings) {
+  @Route(apiRoutes.setModel)
+  set(@CurrentAdmin() actor: AdminActor, @Param('id', modelIdPipe) id: string, @Body() settings: ModelSettings) {
     return this.models.set(actor, id, settings);
   }
 
-  @Delete(':id')
-  remove(@CurrentAdmin() actor: AdminActor, @Param('id', modelIdPipe) id: string, @Query(removeQuery) query: { keepFile?: 'true' | 'false' }) {
+  @Route(apiRoutes.removeModel)
+  remove(@CurrentAdmin() actor: AdminActor, @Param('id', modelIdPipe) id: string, @Query() query: { keepFile?: 'true' | 'false' }) {
     return this.models.remove(actor, id, query.keepFile === 'true');
   }
 }

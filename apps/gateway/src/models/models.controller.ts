@@ -1,13 +1,13 @@
-import { Controller, Get, UseGuards } from '@nestjs/common';
-import { UserAuthGuard } from '../auth/user-auth.guard';
+import { Controller } from '@nestjs/common';
+import { apiRoutes } from '@weft/contracts';
+import { Route } from '../common/api-route.decorator';
 import { ModelsService } from './models.service';
 
-@Controller('v1/models')
-@UseGuards(UserAuthGuard)
+@Controller()
 export class ModelsController {
   constructor(private readonly models: ModelsService) {}
 
-  @Get()
+  @Route(apiRoutes.models)
   list() {
     return this.models.list();
   }

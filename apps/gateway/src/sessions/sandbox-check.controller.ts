@@ -1,15 +1,14 @@
-import { Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
-import { UserAuthGuard } from '../auth/user-auth.guard';
+import { Controller } from '@nestjs/common';
+import { apiRoutes } from '@weft/contracts';
+import { Route } from '../common/api-route.decorator';
 import { SandboxSessionsClient } from './sandbox-sessions.client';
 
 /** `weft setup`'s sandbox check: a throwaway container runs `true`. */
-@Controller('v1/sandbox/check')
-@UseGuards(UserAuthGuard)
+@Controller()
 export class SandboxCheckController {
   constructor(private readonly sandbox: SandboxSessionsClient) {}
 
-  @Post()
-  @HttpCode(200)
+  @Route(apiRoutes.sandboxCheck)
   check() {
     return this.sandbox.check();
   }

@@ -1,14 +1,14 @@
-import { Controller, Get, UseGuards } from '@nestjs/common';
-import { UserAuthGuard } from '../auth/user-auth.guard';
+import { Controller } from '@nestjs/common';
+import { apiRoutes } from '@weft/contracts';
+import { Route } from '../common/api-route.decorator';
 import { SandboxSessionsClient } from './sandbox-sessions.client';
 
 /** The images a session may run its commands in, and the default. */
-@Controller('v1/sandbox/images')
-@UseGuards(UserAuthGuard)
+@Controller()
 export class SandboxImagesController {
   constructor(private readonly sandbox: SandboxSessionsClient) {}
 
-  @Get()
+  @Route(apiRoutes.sandboxImages)
   list() {
     return this.sandbox.images();
   }

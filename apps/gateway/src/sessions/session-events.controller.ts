@@ -1,8 +1,9 @@
-import { Controller, Get, Param, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { Controller, Param, Query, Req, Res } from '@nestjs/common';
+import { apiRoutes } from '@weft/contracts';
 import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
-import { UserAuthGuard } from '../auth/user-auth.guard';
+import { Route } from '../common/api-route.decorator';
 import { streamIdSchema } from '../common/ids';
 import { ZodValidationPipe } from '../common/zod-validation.pipe';
 import { EventStreamService } from '../events/event-stream.service';
@@ -12,8 +13,7 @@ import { SessionsService } from './sessions.service';
 
 const afterQuerySchema = z.object({ after: streamIdSchema.optional() });
 
-@Controller('v1/sessions')
-@UseGuards(UserAuthGuard)
+@Controller()
 export class SessionEventsController {
   constructor(
     private readonly sessions: SessionsService,
@@ -21,7 +21,7 @@ export class SessionEventsController {
   ) {}
 
   /** `Last-Event-ID` (sent by a reconnecting EventSource) wins over `?after=`. */
-  @Get(':id/events')
+  @Route(apiRoutes.events)
   async events(
     @CurrentPrincipal() p: Principal,
     @Param('id', sessionIdPipe) id: string,

@@ -1,8 +1,8 @@
-import { Body, Controller, Delete, Get, Header, HttpCode, Param, Patch, Post, Query, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Header, Param, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { chainNameSchema } from '../chains/chain-schema';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
-import { UserAuthGuard } from '../auth/user-auth.guard';
+import { Route } from '../common/api-route.decorator';
 import { sessionIdSchema } from '../common/ids';
 import { ZodValidationPipe } from '../common/zod-validation.pipe';
 import {
@@ -11,58 +11,51 @@ import {
   type PostMessageBody,
   type RunChainBody,
   type UpdateSessionBody,
-  createSessionBodySchema,
-  exportQuerySchema,
-  postMessageBodySchema,
-  runChainBodySchema,
+  apiRoutes,
   turnIdSchema,
-  updateSessionBodySchema,
 } from '@weft/contracts';
 import { SessionsService } from './sessions.service';
 
 export const sessionIdPipe = new ZodValidationPipe(sessionIdSchema);
 
-@Controller('v1/sessions')
-@UseGuards(UserAuthGuard)
+@Controller()
 export class SessionsController {
   constructor(private readonly sessions: SessionsService) {}
 
-  @Post()
-  @HttpCode(201)
-  create(@CurrentPrincipal() p: Principal, @Body(new ZodValidationPipe(createSessionBodySchema)) body: CreateSessionBody) {
+  @Route(apiRoutes.createSession)
+  create(@CurrentPrincipal() p: Principal, @Body() body: CreateSessionBody) {
     return this.sessions.create(p.userId, body);
   }
 
-  @Get()
+  @Route(apiRoutes.sessions)
   list(@CurrentPrincipal() p: Principal) {
     return this.sessions.list(p.userId);
   }
 
-  @Get(':id')
+  @Route(apiRoutes.session)
   get(@CurrentPrincipal() p: Principal, @Param('id', sessionIdPipe) id: string) {
     return this.sessions.get(p.userId, id);
   }
 
-  @Patch(':id')
+  @Route(apiRoutes.updateSession)
   update(
     @CurrentPrincipal() p: Principal,
     @Param('id', sessionIdPipe) id: string,
-    @Body(new ZodValidationPipe(updateSessionBodySchema)) body: UpdateSessionBody,
+    @Body() body: UpdateSessionBody,
   ) {
     return this.sessions.update(p.userId, id, body);
   }
 
-  @Delete(':id')
-  @HttpCode(204)
+  @Route(apiRoutes.deleteSession)
   delete(@CurrentPrincipal() p: Principal, @Param('id', sessionIdPipe) id: string) {
     return this.sessions.delete(p.userId, id);
   }
 
-  @Get(':id/export')
+  @Route(apiRoutes.exportSession)
   async export(
     @CurrentPrincipal() p: Principal,
     @Param('id', sessionIdPipe) id: string,
-    @Query(new ZodValidationPipe(exportQuerySchema)) query: ExportQuery,
+    @Query() query: ExportQuery,
     @Res({ passthrough: true }) res: Response,
   ) {
     const markdown = query.format === 'markdown';
@@ -71,14 +64,13 @@ export class SessionsController {
     return this.sessions.export(p.userId, id, query.format);
   }
 
-  @Get(':id/audit')
+  @Route(apiRoutes.sessionAudit)
   @Header('Content-Type', 'application/x-ndjson; charset=utf-8')
   audit(@CurrentPrincipal() p: Principal, @Param('id', sessionIdPipe) id: string) {
     return this.sessions.audit(p.userId, id);
   }
 
-  @Post(':id/turns/:turnId/cancel')
-  @HttpCode(202)
+  @Route(apiRoutes.cancelTurn)
   cancel(
     @CurrentPrincipal() p: Principal,
     @Param('id', sessionIdPipe) id: string,
@@ -87,28 +79,26 @@ export class SessionsController {
     return this.sessions.cancelTurn(p.userId, id, turnId);
   }
 
-  @Get(':id/chains')
+  @Route(apiRoutes.chains)
   listChains(@CurrentPrincipal() p: Principal, @Param('id', sessionIdPipe) id: string) {
     return this.sessions.listChains(p.userId, id);
   }
 
-  @Post(':id/chains/:name')
-  @HttpCode(202)
+  @Route(apiRoutes.runChain)
   runChain(
     @CurrentPrincipal() p: Principal,
     @Param('id', sessionIdPipe) id: string,
     @Param('name', new ZodValidationPipe(chainNameSchema)) name: string,
-    @Body(new ZodValidationPipe(runChainBodySchema)) body: RunChainBody,
+    @Body() body: RunChainBody,
   ) {
     return this.sessions.runChain(p.userId, id, name, body);
   }
 
-  @Post(':id/messages')
-  @HttpCode(202)
+  @Route(apiRoutes.postMessage)
   post(
     @CurrentPrincipal() p: Principal,
     @Param('id', sessionIdPipe) id: string,
-    @Body(new ZodValidationPipe(postMessageBodySchema)) body: PostMessageBody,
+    @Body() body: PostMessageBody,
   ) {
     return this.sessions.postMessage(p.userId, id, body);
   }

@@ -2,13 +2,13 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { Controller, Get, Inject, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
-import { AppError, ErrorCode } from '@weft/contracts';
+import { Controller, HttpCode, Inject, Query, Req, Res } from '@nestjs/common';
+import { AppError, ErrorCode, apiRoutes } from '@weft/contracts';
 import type { Logger } from '@weft/logging';
 import type { Request, Response } from 'express';
 import * as tar from 'tar';
 import { z } from 'zod';
-import { AdminGuard } from '../auth/admin.guard';
+import { Route } from '../common/api-route.decorator';
 import { ZodValidationPipe } from '../common/zod-validation.pipe';
 import { LOGGER } from '../infra/tokens';
 import { BackupWriter } from './backup.service';
@@ -26,8 +26,7 @@ async function inTempDir<T>(work: (dir: string) => Promise<T>): Promise<T> {
   }
 }
 
-@Controller('v1/admin')
-@UseGuards(AdminGuard)
+@Controller()
 export class BackupController {
   constructor(
     private readonly writer: BackupWriter,
@@ -35,7 +34,7 @@ export class BackupController {
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
-  @Get('backup')
+  @Route(apiRoutes.backup)
   async backup(@Res() res: Response): Promise<void> {
     await inTempDir(async (dir) => {
       const manifest = await this.writer.write(dir);
@@ -45,7 +44,9 @@ export class BackupController {
     });
   }
 
-  @Post('restore')
+  // The contract says 200, but a restore has always answered Nest's POST default, 201: kept so clients see no change.
+  @HttpCode(201)
+  @Route(apiRoutes.restore)
   async restore(@Req() req: Request, @Query(restoreQuery) query: { force?: 'true' | 'false' }) {
     return inTempDir(async (dir) => {
       await pipeline(req, tar.x({ cwd: dir, strict: true })).catch((error: unknown) => {

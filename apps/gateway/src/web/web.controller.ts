@@ -1,5 +1,7 @@
-import { Controller, Get, Param, Res } from '@nestjs/common';
+import { Controller, Param, Res } from '@nestjs/common';
+import { apiRoutes } from '@weft/contracts';
 import type { Response } from 'express';
+import { Route } from '../common/api-route.decorator';
 import { WebAssets } from './web-assets';
 
 /** The web client at `/`: public files, no key needed (the page asks for one). */
@@ -7,12 +9,12 @@ import { WebAssets } from './web-assets';
 export class WebController {
   constructor(private readonly assets: WebAssets) {}
 
-  @Get()
+  @Route(apiRoutes.webPage)
   page(@Res() res: Response): void {
     this.assets.sendPage(res);
   }
 
-  @Get('assets/*name')
+  @Route(apiRoutes.webAsset)
   asset(@Param('name') name: string[] | string, @Res() res: Response): void {
     this.assets.sendAsset(Array.isArray(name) ? name.join('/') : name, res);
   }

@@ -1,18 +1,14 @@
-import { Body, Controller, HttpCode, Inject, Post, UseGuards } from '@nestjs/common';
-import { AppError, ErrorCode, expireWorkspacesBodySchema } from '@weft/contracts';
+import { Body, Controller, Inject } from '@nestjs/common';
+import { AppError, ErrorCode, apiRoutes, type expireWorkspacesBodySchema } from '@weft/contracts';
 import type { z } from 'zod';
 import { type AdminActor, CurrentAdmin } from '../auth/admin-actor';
 import { AdminAudit } from '../auth/admin-audit';
-import { AdminGuard } from '../auth/admin.guard';
-import { ZodValidationPipe } from '../common/zod-validation.pipe';
+import { Route } from '../common/api-route.decorator';
 import { GATEWAY_CONFIG, type GatewaySettings } from '../config';
 import { WorkspaceExpiry } from './workspace-expiry.service';
 
-const expireBody = expireWorkspacesBodySchema;
-
 /** Runs the idle-workspace sweep now, or previews it (`dryRun`), with the server's setting or another. */
-@Controller('v1/admin/workspaces')
-@UseGuards(AdminGuard)
+@Controller()
 export class WorkspaceExpiryController {
   constructor(
     private readonly expiry: WorkspaceExpiry,
@@ -20,9 +16,8 @@ export class WorkspaceExpiryController {
     @Inject(GATEWAY_CONFIG) private readonly config: Pick<GatewaySettings, 'WORKSPACE_IDLE_DAYS'>,
   ) {}
 
-  @Post('expire')
-  @HttpCode(200)
-  async expire(@CurrentAdmin() actor: AdminActor, @Body(new ZodValidationPipe(expireBody)) body: z.infer<typeof expireBody>) {
+  @Route(apiRoutes.expireWorkspaces)
+  async expire(@CurrentAdmin() actor: AdminActor, @Body() body: z.infer<typeof expireWorkspacesBodySchema>) {
     const idleDays = body.idleDays ?? this.config.WORKSPACE_IDLE_DAYS;
     if (idleDays <= 0) {
       throw new AppError(ErrorCode.ValidationFailed, 'Workspace expiry is off on this server (WORKSPACE_IDLE_DAYS is 0): pass {"idleDays": <days>}');

@@ -1,4 +1,6 @@
-import { Controller, Get, Header, UseFilters } from '@nestjs/common';
+import { Controller, Header, UseFilters } from '@nestjs/common';
+import { apiRoutes } from '@weft/contracts';
+import { Route } from '../../common/api-route.decorator';
 import { AnthropicErrorFilter } from './anthropic-error.filter';
 
 /**
@@ -6,10 +8,10 @@ import { AnthropicErrorFilter } from './anthropic-error.filter';
  * start (without its key) and its `doctor` a `GET`. No key is asked for and nothing is read, so
  * it answers at once and tells a caller nothing beyond that the gateway is up.
  */
-@Controller('anthropic/api')
+@Controller()
 @UseFilters(AnthropicErrorFilter)
 export class AnthropicHelloController {
-  @Get('hello')
+  @Route(apiRoutes.anthropicHello)
   @Header('Cache-Control', 'no-store')
   hello() {
     return { type: 'hello' };

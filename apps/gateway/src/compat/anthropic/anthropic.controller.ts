@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { Body, Controller, Get, HttpCode, Post, Res, UseFilters, UseGuards } from '@nestjs/common';
-import { AppError, ErrorCode, type GenerateResult } from '@weft/contracts';
+import { Body, Controller, Res, UseFilters } from '@nestjs/common';
+import { AppError, ErrorCode, type GenerateResult, apiRoutes } from '@weft/contracts';
 import type { Response } from 'express';
 import { CurrentPrincipal, type Principal } from '../../auth/principal';
-import { UserAuthGuard } from '../../auth/user-auth.guard';
+import { Route } from '../../common/api-route.decorator';
 import { ModelsService } from '../../models/models.service';
 import { CompatInference } from '../compat-inference.service';
 import { toCompatError } from '../compat-error';
@@ -19,8 +19,7 @@ const STARTED_AT = new Date().toISOString();
  * Anthropic's Messages API at `/anthropic/v1`: give clients the base URL `…/anthropic`
  * (Claude Code: `ANTHROPIC_BASE_URL`). Keys come as `x-api-key` or `Authorization: Bearer`.
  */
-@Controller('anthropic/v1')
-@UseGuards(UserAuthGuard)
+@Controller()
 @UseFilters(AnthropicErrorFilter)
 export class AnthropicController {
   constructor(
@@ -28,15 +27,14 @@ export class AnthropicController {
     private readonly models: ModelsService,
   ) {}
 
-  @Get('models')
+  @Route(apiRoutes.anthropicModels)
   async listModels() {
     const { models } = await this.models.list();
     const data = models.map((m) => ({ type: 'model', id: m.id, display_name: m.id, created_at: STARTED_AT }));
     return { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null };
   }
 
-  @Post('messages')
-  @HttpCode(200)
+  @Route(apiRoutes.anthropicMessages)
   async messages(@Body() body: unknown, @CurrentPrincipal() principal: Principal, @Res() res: Response): Promise<void> {
     const request = parseMessagesBody(messagesRequestSchema, body);
     const generation = await this.inference.start(principal, fromMessagesRequest(request), res);
@@ -81,8 +79,7 @@ export class AnthropicController {
   }
 
   /** Tokens the prompt takes with the model's own template and tokenizer; nothing is generated. */
-  @Post('messages/count_tokens')
-  @HttpCode(200)
+  @Route(apiRoutes.anthropicCountTokens)
   async countTokens(@Body() body: unknown, @CurrentPrincipal() principal: Principal, @Res() res: Response): Promise<void> {
     const request = parseMessagesBody(countTokensRequestSchema, body);
     const generation = await this.inference.start(principal, { ...fromMessagesRequest(request), countOnly: true }, res);

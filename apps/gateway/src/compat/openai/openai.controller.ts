@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { Body, Controller, Get, HttpCode, Param, Post, Res, UseFilters, UseGuards } from '@nestjs/common';
-import { AppError, ErrorCode, type GenerateResult, type ModelInfo } from '@weft/contracts';
+import { Body, Controller, Param, Res, UseFilters } from '@nestjs/common';
+import { AppError, ErrorCode, type GenerateResult, type ModelInfo, apiRoutes } from '@weft/contracts';
 import type { Response } from 'express';
 import { z } from 'zod';
 import { CurrentPrincipal, type Principal } from '../../auth/principal';
-import { UserAuthGuard } from '../../auth/user-auth.guard';
+import { Route } from '../../common/api-route.decorator';
 import { ModelsService } from '../../models/models.service';
 import { CompatInference, type StartedGeneration } from '../compat-inference.service';
 import { toCompatError } from '../compat-error';
@@ -30,8 +30,7 @@ const STARTED_AT = Math.floor(Date.now() / 1000);
  * OpenAI's API at `/openai/v1`: give clients that base URL and a Weft API key. Same keys,
  * models and fleet as agent turns.
  */
-@Controller('openai/v1')
-@UseGuards(UserAuthGuard)
+@Controller()
 @UseFilters(OpenAiErrorFilter)
 export class OpenAiController {
   constructor(
@@ -39,20 +38,19 @@ export class OpenAiController {
     private readonly inference: CompatInference,
   ) {}
 
-  @Get('models')
+  @Route(apiRoutes.openAiModels)
   async listModels() {
     const { models } = await this.models.list();
     return { object: 'list', data: models.map(openAiModel) };
   }
 
   /** Model ids may hold a slash (`scripted/demo`): Express 5 gives the wildcard as segments. */
-  @Get('models/*id')
+  @Route(apiRoutes.openAiModel)
   async getModel(@Param('id') id: string | string[]) {
     return openAiModel(await this.models.assertKnown(Array.isArray(id) ? id.join('/') : id));
   }
 
-  @Post('chat/completions')
-  @HttpCode(200)
+  @Route(apiRoutes.openAiChat)
   async chatCompletions(@Body() body: unknown, @CurrentPrincipal() principal: Principal, @Res() res: Response): Promise<void> {
     assertWithinLimits(body, 'messages');
     const request = parseBody(chatCompletionRequestSchema, body);
@@ -69,8 +67,7 @@ export class OpenAiController {
     });
   }
 
-  @Post('embeddings')
-  @HttpCode(200)
+  @Route(apiRoutes.openAiEmbeddings)
   async embeddings(@Body() body: unknown) {
     const request = parseBody(embeddingsRequestSchema, body);
     const input = typeof request.input === 'string' ? [request.input] : request.input;
@@ -88,8 +85,7 @@ export class OpenAiController {
   }
 
   /** Code completion: continues `prompt`, or fills in between `prompt` and `suffix` (FIM). */
-  @Post('completions')
-  @HttpCode(200)
+  @Route(apiRoutes.openAiCompletions)
   async completions(@Body() body: unknown, @CurrentPrincipal() principal: Principal, @Res() res: Response): Promise<void> {
     assertWithinLimits(body, 'messages');
     const request = parseBody(completionRequestSchema, body);
