@@ -10,7 +10,7 @@ import { addHostConfig, configFiles, isCheckout, readHostConfig, restoreHostConf
 import { type CliContext, status } from '../context';
 import { UsageError } from '../errors';
 import { formatBytes } from '../format-bytes';
-import type { AdminConnect } from './admin';
+import type { AdminConnect } from './admin-connect';
 
 /** A backup carries every workspace: far longer than an ordinary request. */
 const TRANSFER_TIMEOUT_MS = 60 * 60_000;

@@ -1,7 +1,7 @@
 import { Argument, type Command } from 'commander';
 import type { BootstrapToken } from '../admin-client';
 import { errColors, outColors, type CliContext } from '../context';
-import type { AdminConnect } from './admin';
+import type { AdminConnect } from './admin-connect';
 import { shortTime } from './admin-users';
 
 /** `rotate-token` and `bootstrap-token [status|off]`. */

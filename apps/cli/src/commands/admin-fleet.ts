@@ -3,7 +3,7 @@ import type { FleetWorker } from '../admin-client';
 import { outColors, type CliContext } from '../context';
 import { formatBytes } from '../format-bytes';
 import { tableText } from '../table';
-import type { AdminConnect } from './admin';
+import type { AdminConnect } from './admin-connect';
 
 /** `weft admin fleet`: one line per worker and model. */
 export function addFleetCommand(admin: Command, ctx: CliContext, connect: AdminConnect): void {

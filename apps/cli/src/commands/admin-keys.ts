@@ -1,6 +1,6 @@
 import { type Command, Option } from 'commander';
 import { errColors, outColors, type CliContext } from '../context';
-import type { AdminConnect } from './admin';
+import type { AdminConnect } from './admin-connect';
 import { shortTime } from './admin-users';
 import { wholeNumber } from './usage-options';
 

@@ -3,7 +3,7 @@ import type { LimitOverrides, Limits, UserLimits } from '../accounting-schemas';
 import { outColors, status, type CliContext } from '../context';
 import { tableText } from '../table';
 import { describeQuota } from '../usage-view';
-import type { AdminConnect } from './admin';
+import type { AdminConnect } from './admin-connect';
 import { wholeNumber } from './usage-options';
 
 const LIMITS: ReadonlyArray<{ field: keyof Limits; flag: string; label: string; help: string }> = [

@@ -4,7 +4,7 @@ import { outColors, type CliContext } from '../context';
 import { UsageError } from '../errors';
 import { formatBytes } from '../format-bytes';
 import { tableText } from '../table';
-import type { AdminConnect } from './admin';
+import type { AdminConnect } from './admin-connect';
 import { pullWithProgress, pulledSummary } from './admin-models-progress';
 
 interface SettingOptions {

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { UsageFilter } from '../accounting-schemas';
 import { outColors, type CliContext } from '../context';
 import { usageLines } from '../usage-view';
-import type { AdminConnect } from './admin';
+import type { AdminConnect } from './admin-connect';
 import { withUsageFilter } from './usage-options';
 
 /** `usage`: every user's usage per UTC day and model, as a table or as the gateway's CSV. */

@@ -2,7 +2,7 @@ import { Argument, type Command, Option } from 'commander';
 import { type AdminKey, type AdminUser, type UpdatedUser, type UserRole, USER_ROLES } from '../admin-client';
 import { outColors, status, type CliContext } from '../context';
 import { tableText } from '../table';
-import type { AdminConnect } from './admin';
+import type { AdminConnect } from './admin-connect';
 
 /** `2026-11-03 14:05` (UTC), or `never` / `-` for a missing time. */
 export function shortTime(iso: string | null, missing = '-'): string {

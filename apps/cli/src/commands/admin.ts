@@ -1,17 +1,14 @@
 import { Command } from 'commander';
-import type { AdminClient } from '../admin-client';
 import { connectAdmin, type AdminTarget, type CliContext } from '../context';
 import { addBackupCommands } from './admin-backup';
 import { addBootstrapCommands } from './admin-bootstrap';
+import type { AdminConnect } from './admin-connect';
 import { addFleetCommand } from './admin-fleet';
 import { addKeyCommands } from './admin-keys';
 import { addLimitsCommand } from './admin-limits';
 import { addModelsCommands } from './admin-models';
 import { addAdminUsageCommand } from './admin-usage';
 import { addUserCommands } from './admin-users';
-
-/** Opens the admin client from `weft admin`'s options when a subcommand runs. */
-export type AdminConnect = () => Promise<AdminClient>;
 
 export function adminCommand(ctx: CliContext): Command {
   const admin = new Command('admin')

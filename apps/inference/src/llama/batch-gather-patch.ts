@@ -1,5 +1,3 @@
-import type { NodeLlamaCpp } from './llama-runtime';
-
 interface QueuedDecode {
   sequenceId: number;
   afterBatchAction?: (sequenceStateLength: number) => Promise<void> | void;
@@ -68,7 +66,7 @@ function requeuedOrNextTurn(context: ContextInternals, sequenceId: number): Prom
  * On 2 CPU cores, 8 concurrent replies went from ~120 to ~210 tokens/s. Returns false when this
  * node-llama-cpp lacks the method it wraps.
  */
-export function patchBatchGathering(lib: Pick<NodeLlamaCpp, 'LlamaContext'>): boolean {
+export function patchBatchGathering(lib: Pick<typeof import('node-llama-cpp'), 'LlamaContext'>): boolean {
   const contextProto = lib.LlamaContext.prototype as unknown as ContextInternals & { __weftBatchGathering?: true };
   if (contextProto.__weftBatchGathering) return true;
   if (typeof contextProto._decodeTokens !== 'function') return false;

@@ -1,5 +1,3 @@
-import type { NodeLlamaCpp } from './llama-runtime';
-
 /**
  * Sequence operations that take the context's lock between batches: erasing part of a sequence's
  * KV cache (what LlamaChat does when a prompt diverges from what the sequence holds, so every new
@@ -65,7 +63,7 @@ function leave(context: object, sequenceId: number): void {
  * sequence it has just leased, which is idle. Returns false when this version of
  * node-llama-cpp lacks a method the patch wraps; nothing is changed then.
  */
-export function patchContextLockYield(lib: Pick<NodeLlamaCpp, 'LlamaContext' | 'LlamaContextSequence'>): boolean {
+export function patchContextLockYield(lib: Pick<typeof import('node-llama-cpp'), 'LlamaContext' | 'LlamaContextSequence'>): boolean {
   const contextProto = lib.LlamaContext.prototype as unknown as ContextInternals & { __weftLockYield?: true };
   const sequenceProto = lib.LlamaContextSequence.prototype as unknown as Record<string, Method>;
   if (contextProto.__weftLockYield) return true;

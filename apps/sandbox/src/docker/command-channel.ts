@@ -4,7 +4,7 @@ import { PassThrough } from 'node:stream';
 import { AppError, ErrorCode } from '@weft/contracts';
 import type { Logger } from '@weft/logging';
 import { CappedOutput } from './capped-output';
-import { ContainerNotRunningError, type OutputListener, type RunOptions, type RunOutcome } from './container-runtime';
+import { ContainerNotRunningError, type OutputListener, type RunOptions, type RunOutcome } from './run-types';
 import { LineSplitter, SERVE_PROTOCOL_VERSION, type ServeFrame, type ServeRequest, encodeRequest, parseFrame } from './session-protocol';
 
 /** How long a killed command may take to report its end before the container is given up on. */

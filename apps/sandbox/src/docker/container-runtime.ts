@@ -1,4 +1,8 @@
 import type { CommandChannel } from './command-channel';
+import type { RunOptions, RunOutcome } from './run-types';
+
+export { ContainerNotRunningError, type OutputListener, type OutputStream, type RunOptions, type RunOutcome } from './run-types';
+
 /**
  * The sandbox's port onto a container engine. Only plain data crosses it, so the Docker adapter
  * can be swapped for a fake in unit tests and its types never leak out.
@@ -48,14 +52,6 @@ export interface ExecOptions extends RunOptions {
   killArgv: string[];
 }
 
-/** The container stopped (its idle timer ran out) before the command started; nothing ran. */
-export class ContainerNotRunningError extends Error {
-  constructor(readonly containerId: string) {
-    super(`container ${containerId} is not running`);
-    this.name = 'ContainerNotRunningError';
-  }
-}
-
 export interface ContainerLimits {
   memoryBytes: number;
   nanoCpus: number;
@@ -65,35 +61,6 @@ export interface ContainerLimits {
   nofile: number;
   /** Largest file the process may write. */
   fileSizeBytes: number;
-}
-
-export interface RunOptions {
-  stdin?: string;
-  timeoutMs: number;
-  /** Cap applied to stdout and to stderr separately. */
-  outputMaxBytes: number;
-  /** Kills the run at once; the run then rejects with `SANDBOX.CANCELLED`. */
-  signal?: AbortSignal;
-  /** Every piece of output as it arrives, before any cap. */
-  onOutput?: OutputListener;
-}
-
-export type OutputStream = 'stdout' | 'stderr';
-export type OutputListener = (stream: OutputStream, chunk: Buffer) => void;
-
-export interface RunOutcome {
-  /** null when the run was killed on timeout. */
-  exitCode: number | null;
-  stdout: string;
-  stderr: string;
-  stdoutTruncated: boolean;
-  stderrTruncated: boolean;
-  stdoutCutBytes: number;
-  stderrCutBytes: number;
-  timedOut: boolean;
-  oomKilled: boolean;
-  /** From start to exit (or kill). */
-  durationMs: number;
 }
 
 /** A started container whose runner waits, already confined, for the one job it will run. */

@@ -17,7 +17,7 @@ const SERVER_READY_MS = 10_000;
 /** A snippet runs in the scratch tmpfs, as a cold one does. */
 const SCRATCH_DIR = '/tmp';
 
-/** What the Docker adapter lends: its labelled, tracked create, its removals and error mapping. */
+/** What the engine connection lends (docker-engine.ts): its labelled, tracked create, its removals and error mapping. */
 export interface WarmServerHost {
   create(spec: ContainerSpec): Promise<Docker.Container>;
   remove(id: string): Promise<void>;
