@@ -169,6 +169,12 @@ export const workerModelStatusSchema = modelInfoSchema.extend({
   maxQueue: z.number().int().nonnegative(),
   /** Sessions whose KV cache this worker holds for the model (most recent first, capped). */
   cachedSessions: z.array(z.string()),
+  /** `loading` from the first request for it until it serves; absent from workers that predate it. */
+  state: z.enum(['loaded', 'loading', 'unloaded']).optional(),
+  /** Memory it takes when loaded (node-llama-cpp's estimate: VRAM on a GPU, RAM on a CPU), once known. */
+  memoryBytes: z.number().int().nonnegative().optional(),
+  /** Never unloaded to make room for another model. */
+  pinned: z.boolean().optional(),
 });
 export type WorkerModelStatus = z.infer<typeof workerModelStatusSchema>;
 
@@ -192,5 +198,7 @@ export const workerHeartbeatSchema = z.object({
   gpu: z
     .object({ type: z.string(), vramTotalBytes: z.number().nonnegative(), vramUsedBytes: z.number().nonnegative() })
     .optional(),
+  /** The loaded models' memory budget (MODELS_MAX_LOADED_BYTES) and what they take of it, once known. */
+  memory: z.object({ budgetBytes: z.number().int().nonnegative(), usedBytes: z.number().int().nonnegative() }).optional(),
 });
 export type WorkerHeartbeat = z.infer<typeof workerHeartbeatSchema>;

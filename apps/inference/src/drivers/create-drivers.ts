@@ -12,6 +12,7 @@ export interface DriverOptions {
   downloadDir: string;
   kvState?: LlamaDriverOptions['kvState'];
   binary?: LlamaDriverOptions['binary'];
+  memory?: LlamaDriverOptions['memory'];
   hooks?: DriverHooks;
   /** `*_API_KEY` variables for remote providers, by name. */
   apiKeys?: Readonly<Record<string, string>>;

@@ -33,5 +33,7 @@ export interface InferenceDriver {
   embed?(modelId: string, input: readonly string[]): Promise<{ embeddings: number[][]; promptTokens: number }>;
   /** The accelerator this driver runs on, when it runs on one and has started. */
   gpu?(): Promise<GpuStatus | undefined>;
+  /** The loaded models' memory budget and use, for drivers that keep one. */
+  memory?(): WorkerHeartbeat['memory'];
   dispose(): Promise<void>;
 }

@@ -122,6 +122,8 @@ export class HeartbeatService implements OnApplicationBootstrap, BeforeApplicati
     };
     const gpu = await this.inference.gpu();
     if (gpu) figures.gpu = gpu;
+    const memory = this.inference.memory();
+    if (memory) figures.memory = memory;
     // Checked here, where a mistake has a stack; the thread only stamps the time.
     workerHeartbeatSchema.omit({ sentAt: true, stalledMs: true }).parse(figures);
     return figures;

@@ -64,6 +64,15 @@ export class InferenceService implements OnApplicationShutdown {
     return lists.flat();
   }
 
+  /** The loaded models' memory budget and use (the llama driver's). */
+  memory(): WorkerHeartbeat['memory'] {
+    for (const driver of this.drivers) {
+      const memory = driver.memory?.();
+      if (memory) return memory;
+    }
+    return undefined;
+  }
+
   /** The first accelerator a driver reports (one worker per GPU). */
   async gpu(): Promise<WorkerHeartbeat['gpu']> {
     for (const driver of this.drivers) {

@@ -37,6 +37,11 @@ export class LlamaRuntime {
     return { type: llama.gpu, vramTotalBytes: vram.total, vramUsedBytes: vram.used };
   }
 
+  /** Whether llama.cpp has been asked to start (the first load). */
+  get started(): boolean {
+    return this.backend !== undefined;
+  }
+
   get(): Promise<LlamaBackend> {
     this.backend ??= this.start();
     return this.backend;

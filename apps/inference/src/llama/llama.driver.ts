@@ -8,6 +8,8 @@ import type { LlamaBinary } from './llama-binary';
 import { memoizeContextState } from './context-state-memo';
 import { LoadedModel } from './loaded-model';
 import { LlamaRuntime, type ChatWrapper, type LlamaBackend, type LlamaModel } from './llama-runtime';
+import { deviceBudgetBytes, estimateModelBytes } from './memory-estimate';
+import { ModelResidency } from './model-residency';
 import { resolveRemoteModel } from './model-source';
 import { ModelUses } from './model-uses';
 import { SessionStateStore } from './session-state-store';
@@ -22,8 +24,14 @@ export interface LlamaDriverOptions {
   kvState?: { dir: string; owner: string; maxBytes: number };
   /** Which llama.cpp binary to load (LLAMA_BINARY). */
   binary?: LlamaBinary;
+  /** The loaded models' memory budget (MODELS_MAX_LOADED_BYTES, else the device less `marginBytes`) and idle TTL. */
+  memory?: { maxLoadedBytes?: number; marginBytes: number; idleTtlMs: number };
   hooks?: DriverHooks;
 }
+
+const DEFAULT_MARGIN_BYTES = 1024 * 1024 * 1024;
+/** How often idle models are checked against MODELS_IDLE_TTL_MS, at most. */
+const TTL_SWEEP_MAX_MS = 5_000;
 
 /** Sessions listed per model in a heartbeat, most recent first. */
 const MAX_ANNOUNCED_SESSIONS = 256;
@@ -31,13 +39,26 @@ const MAX_ANNOUNCED_SESSIONS = 256;
 /**
  * Serves GGUF models with node-llama-cpp. A model is loaded on its first request; one that fails
  * to load is a typed error for that request and is tried again on the next, the worker stays up.
+ * The loaded models stay within a memory budget (ModelResidency): a load that does not fit
+ * unloads the least recently used idle models first, saving their sessions' KV states.
  */
 export class LlamaDriver implements InferenceDriver {
   private readonly loading = new Map<string, Promise<LoadedModel>>();
   private readonly ready = new Map<string, LoadedModel>();
   private readonly runtime: LlamaRuntime;
   private readonly models: LlamaModelConfig[];
-  private readonly uses = new ModelUses();
+  private readonly uses = new ModelUses(() => this.residency.wake());
+  private readonly residency: ModelResidency;
+  /** Estimated bytes per model, by its settings (a changed model is estimated anew). */
+  private readonly estimates = new Map<string, Promise<number>>();
+  private readonly settled = new Map<string, number>();
+  /** Settings the background estimate tried once (a bad file is not re-read every heartbeat). */
+  private readonly backgroundEstimated = new Set<string>();
+  /** Each model's saved sessions, kept across its unloads (cleared when its settings change). */
+  private readonly sessionStates = new Map<string, SessionStateStore>();
+  /** Models being unloaded: a request that got one just before is sent to a fresh load. */
+  private readonly retired = new WeakSet<LoadedModel>();
+  private readonly sweeper?: NodeJS.Timeout;
 
   constructor(
     models: readonly LlamaModelConfig[],
@@ -46,6 +67,17 @@ export class LlamaDriver implements InferenceDriver {
   ) {
     this.runtime = new LlamaRuntime(log, options.binary);
     this.models = [...models];
+    const memory = options.memory;
+    this.residency = new ModelResidency({
+      budgetBytes: async () => memory?.maxLoadedBytes ?? deviceBudgetBytes(await this.runtime.get(), memory?.marginBytes ?? DEFAULT_MARGIN_BYTES),
+      busy: (id) => {
+        const ready = this.ready.get(id);
+        return ready === undefined || this.uses.busy(ready);
+      },
+      evict: (id) => this.unload(id, 'keep-states'),
+    });
+    const ttl = memory?.idleTtlMs ?? 0;
+    if (ttl > 0) this.sweeper = setInterval(() => this.unloadExpired(ttl), Math.min(ttl, TTL_SWEEP_MAX_MS)).unref();
   }
 
   /**
@@ -78,9 +110,11 @@ export class LlamaDriver implements InferenceDriver {
   }
 
   async status(): Promise<WorkerModelStatus[]> {
+    this.estimateUnloaded();
     return this.models.map((config) => {
       const loaded = this.ready.get(config.id);
       const stats = loaded?.stats();
+      const memoryBytes = this.residency.bytesOf(config.id) ?? this.knownEstimate(config);
       // The express sequences are in the pool, so in its free count: in the total too (not `3/2` free).
       const total = config.sequences + config.expressSequences;
       return {
@@ -91,8 +125,15 @@ export class LlamaDriver implements InferenceDriver {
         queued: stats?.queued ?? 0,
         maxQueue: config.maxQueue,
         cachedSessions: (stats?.sessions ?? []).slice(0, MAX_ANNOUNCED_SESSIONS),
+        state: loaded ? 'loaded' : this.loading.has(config.id) ? 'loading' : 'unloaded',
+        ...(memoryBytes === undefined ? {} : { memoryBytes }),
+        pinned: config.pinned,
       };
     });
+  }
+
+  memory() {
+    return this.residency.memory();
   }
 
   streamIntervalMs(modelId: string): number {
@@ -100,13 +141,11 @@ export class LlamaDriver implements InferenceDriver {
   }
 
   async generate(modelId: string, call: GenerateCall): Promise<GenerateResult> {
-    const model = await this.load(modelId);
-    return this.uses.run(model, () => model.generate(call));
+    return this.use(modelId, (model) => model.generate(call));
   }
 
   async countTokens(modelId: string, request: GenerateRequest): Promise<number> {
-    const model = await this.load(modelId);
-    return this.uses.run(model, () => model.countTokens(request));
+    return this.use(modelId, (model) => model.countTokens(request));
   }
 
   async embed(modelId: string, input: readonly string[]): Promise<{ embeddings: number[][]; promptTokens: number }> {
@@ -116,8 +155,7 @@ export class LlamaDriver implements InferenceDriver {
         model: modelId,
       });
     }
-    const model = await this.load(modelId);
-    return this.uses.run(model, () => model.embed(input));
+    return this.use(modelId, (model) => model.embed(input));
   }
 
   gpu() {
@@ -130,6 +168,7 @@ export class LlamaDriver implements InferenceDriver {
   }
 
   async dispose(): Promise<void> {
+    clearInterval(this.sweeper);
     const models = await Promise.allSettled(this.loading.values());
     this.loading.clear();
     this.ready.clear();
@@ -141,18 +180,54 @@ export class LlamaDriver implements InferenceDriver {
 
   /** Forgets the loaded copy now (the next request loads anew) and disposes it once its calls are done. */
   private unloadSoon(modelId: string): void {
-    this.unload(modelId).catch((err: unknown) => this.log.warn({ model: modelId, err }, 'could not dispose an unloaded model'));
+    // Its settings changed or it is gone: states saved under the old settings must not be loaded.
+    this.unload(modelId, 'clear-states').catch((err: unknown) => this.log.warn({ model: modelId, err }, 'could not dispose an unloaded model'));
   }
 
-  private async unload(modelId: string): Promise<void> {
+  private unloadExpired(ttlMs: number): void {
+    for (const id of this.residency.expired(ttlMs)) {
+      this.log.info({ model: id, idleTtlMs: ttlMs }, 'unloading an idle model');
+      this.unload(id, 'keep-states').catch((err: unknown) => this.log.warn({ model: id, err }, 'could not unload an idle model'));
+    }
+  }
+
+  /**
+   * Forgets the loaded copy now (the next request loads anew) and disposes it once its calls are
+   * done; its memory counts as free from then on.
+   */
+  private async unload(modelId: string, states: 'keep-states' | 'clear-states'): Promise<void> {
     const loading = this.loading.get(modelId);
+    const ready = this.ready.get(modelId);
+    if (ready) this.retired.add(ready);
     this.loading.delete(modelId);
     this.ready.delete(modelId);
-    const model = await loading?.catch(() => undefined);
-    if (!model) return;
-    // New requests no longer find it; the replies it is writing are let finish first.
-    await this.uses.idle(model);
-    await model.dispose();
+    try {
+      const model = await loading?.catch(() => undefined);
+      if (model) {
+        // New requests no longer find it; the replies it is writing are let finish first.
+        await this.uses.idle(model);
+        if (states === 'keep-states') await model.saveSessions();
+        await model.dispose(states === 'keep-states');
+        this.log.info({ model: modelId }, 'model unloaded');
+      }
+      if (states === 'clear-states') {
+        await this.sessionStates.get(modelId)?.clear();
+        this.sessionStates.delete(modelId);
+      }
+    } finally {
+      this.residency.release(modelId);
+    }
+  }
+
+  /** Runs `work` on the loaded model, loading it first (and making room for it) when it is not. */
+  private async use<T>(modelId: string, work: (model: LoadedModel) => T | Promise<T>): Promise<T> {
+    for (;;) {
+      const model = await this.load(modelId);
+      // Unloaded between its load and now (to make room, or by the TTL): load it again.
+      if (this.retired.has(model)) continue;
+      this.residency.touch(modelId);
+      return this.uses.run(model, () => work(model));
+    }
   }
 
   private load(modelId: string): Promise<LoadedModel> {
@@ -176,8 +251,11 @@ export class LlamaDriver implements InferenceDriver {
     const path = config.remote
       ? await resolveRemoteModel(backend.lib, config.id, config.remote, this.options.downloadDir, this.log)
       : config.path;
+    let admitted = false;
     try {
-      await assertLoadableGguf(backend.lib, path);
+      const bytes = await this.estimate(backend, { ...config, path });
+      await this.residency.admit(config.id, bytes, config.pinned);
+      admitted = true;
       const model = await backend.llama.loadModel({ modelPath: path, gpuLayers: config.gpuLayers });
       const context = await model
         .createContext({
@@ -191,20 +269,63 @@ export class LlamaDriver implements InferenceDriver {
           throw error;
         });
       const chatWrapper = memoizeContextState(resolveWrapper(backend, model, config.chatTemplate));
-      const kv = this.options.kvState;
-      const states = kv && new SessionStateStore(join(kv.dir, `${kv.owner}.${safeName(config.id)}`), kv.maxBytes, this.log.child({ model: config.id }));
+      const states = this.statesOf(config.id);
       const onKvState = (event: KvStateEvent) => this.options.hooks?.kvState?.(config.id, event);
       const loaded = new LoadedModel(backend, model, context, chatWrapper, config, this.log.child({ model: config.id }), states, onKvState);
       const seconds = (performance.now() - started) / 1000;
       this.options.hooks?.modelLoaded?.(config.id, seconds);
-      this.log.info({ model: config.id, chatWrapper: chatWrapper.wrapperName, ms: Math.round(seconds * 1000) }, 'model loaded');
+      this.log.info({ model: config.id, chatWrapper: chatWrapper.wrapperName, ms: Math.round(seconds * 1000), bytes }, 'model loaded');
       return loaded;
     } catch (error) {
+      if (admitted) this.residency.release(config.id);
       const reason = error instanceof Error ? error.message : String(error);
       this.log.error({ model: config.id, path, err: error }, 'model failed to load');
       throw new AppError(ErrorCode.ModelLoadFailed, `Model "${config.id}" could not be loaded: ${reason}`, { model: config.id }, false, {
         cause: error,
       });
+    }
+  }
+  private statesOf(modelId: string): SessionStateStore | undefined {
+    const kv = this.options.kvState;
+    if (!kv) return undefined;
+    let states = this.sessionStates.get(modelId);
+    if (!states) {
+      states = new SessionStateStore(join(kv.dir, `${kv.owner}.${safeName(modelId)}`), kv.maxBytes, this.log.child({ model: modelId }));
+      this.sessionStates.set(modelId, states);
+    }
+    return states;
+  }
+
+  private estimate(backend: LlamaBackend, config: LlamaModelConfig): Promise<number> {
+    const key = JSON.stringify(config);
+    let estimate = this.estimates.get(key);
+    if (!estimate) {
+      estimate = assertLoadableGguf(backend.lib, config.path).then(() => estimateModelBytes(backend, config));
+      this.estimates.set(key, estimate);
+      estimate.then(
+        (bytes) => this.settled.set(key, bytes),
+        // A file that could not be read may be replaced: estimate it anew next time.
+        () => this.estimates.delete(key),
+      );
+    }
+    return estimate;
+  }
+
+  private knownEstimate(config: LlamaModelConfig): number | undefined {
+    return this.settled.get(JSON.stringify(config));
+  }
+
+  /** Estimates the unloaded local models in the background once llama.cpp runs, for the fleet's routing. */
+  private estimateUnloaded(): void {
+    if (!this.runtime.started) return;
+    for (const config of this.models) {
+      const key = JSON.stringify(config);
+      if (config.remote || this.settled.has(key) || this.estimates.has(key) || this.backgroundEstimated.has(key)) continue;
+      this.backgroundEstimated.add(key);
+      void this.runtime
+        .get()
+        .then((backend) => this.estimate(backend, config))
+        .catch((err: unknown) => this.log.debug({ model: config.id, err }, 'could not estimate the model memory'));
     }
   }
 }

@@ -257,8 +257,27 @@ export class LoadedModel {
     return this.render(request.messages, mode, functions).tokens.length;
   }
 
-  async dispose(): Promise<void> {
-    await this.states?.clear();
+  /**
+   * Saves every session the sequences hold (where KV states are kept), so that the sessions'
+   * next turns restore them after this model is unloaded to make room and loaded again.
+   */
+  async saveSessions(): Promise<void> {
+    if (!this.states) return;
+    for (const { sessionId, sequence } of this.pool.heldSessions()) {
+      if (sequence.contextTokens.length === 0) continue;
+      await this.states.save(sessionId, (path) => sequence.saveStateToFile(path)).then(
+        () => this.onKvState('saved'),
+        (err: unknown) => {
+          this.onKvState('save_failed');
+          this.log.warn({ err, sessionId }, 'could not save a session state before unloading the model');
+        },
+      );
+    }
+  }
+
+  /** `keepStates`: the saved sessions stay on disk for the next load of the same model. */
+  async dispose(keepStates = false): Promise<void> {
+    if (!keepStates) await this.states?.clear();
     if (this.embedding) await (await this.embedding.catch(() => undefined))?.dispose();
     await this.context.dispose();
     await this.model.dispose();

@@ -8,6 +8,14 @@ export const UNLOAD_DRAIN_MS = 120_000;
 export class ModelUses {
   private readonly uses = new Map<object, { running: number; idle: (() => void)[] }>();
 
+  /** `onIdle` hears of every model whose last call ended (a load waiting for room may go on). */
+  constructor(private readonly onIdle: () => void = () => undefined) {}
+
+  /** Whether a call runs (or waits for a sequence) on `model`. */
+  busy(model: object): boolean {
+    return this.uses.has(model);
+  }
+
   async run<T>(model: object, work: () => T | Promise<T>): Promise<T> {
     const entry = this.uses.get(model) ?? { running: 0, idle: [] };
     this.uses.set(model, entry);
@@ -19,6 +27,7 @@ export class ModelUses {
       if (entry.running === 0) {
         this.uses.delete(model);
         for (const wake of entry.idle.splice(0)) wake();
+        this.onIdle();
       }
     }
   }

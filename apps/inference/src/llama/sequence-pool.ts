@@ -124,6 +124,11 @@ export class SequencePool<S> {
     };
   }
 
+  /** The sessions whose tokens the sequences hold, with their sequences (to save them before an unload). */
+  heldSessions(): { sessionId: string; sequence: S }[] {
+    return this.slots.flatMap((s) => (s.sessionId === undefined ? [] : [{ sessionId: s.sessionId, sequence: s.sequence }]));
+  }
+
   /** Whether a free sequence holds this session's cache right now. */
   holds(sessionId: string): boolean {
     return this.slots.some((s) => s.sessionId === sessionId);

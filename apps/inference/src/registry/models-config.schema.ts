@@ -102,6 +102,8 @@ export const llamaModelSchema = z
     roles: z.array(z.string().regex(/^[a-z][a-z0-9-]{0,31}$/)).default([]),
     /** Also serve embeddings (`/openai/v1/embeddings`) from this GGUF, in a context of their own. */
     embeddings: z.boolean().default(false),
+    /** Never unloaded to make room for another model, nor after MODELS_IDLE_TTL_MS. */
+    pinned: z.boolean().default(false),
   })
   .strict()
   .superRefine((model, ctx) => {
