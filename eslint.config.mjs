@@ -1,7 +1,28 @@
+import { readdirSync } from 'node:fs';
 import js from '@eslint/js';
 import nx from '@nx/eslint-plugin';
 import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
+
+// Each app is a program of its own: none imports another's source, tests included. What tests of
+// several apps share lives in test/support (which may import any app), the contracts in libs/.
+const APPS = readdirSync(new URL('apps', import.meta.url), { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+const noOtherAppsSource = APPS.map((app) => ({
+  files: [`apps/${app}/**/*.{ts,tsx}`],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          {
+            group: APPS.filter((other) => other !== app).flatMap((other) => [`**/${other}/src`, `**/${other}/src/**`]),
+            message: `apps/${app} may not import another app's source; share test helpers through test/support and types through libs/contracts.`,
+          },
+        ],
+      },
+    ],
+  },
+}));
 
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', 'test/fixtures/**', '.nx/**', '.weft-test/**', '.gpu-bench/**', 'scripts/**/*.mjs', 'vitest.config.ts', 'eslint.config.mjs'] },
@@ -41,4 +62,5 @@ export default tseslint.config(
     files: ['**/*.spec.ts', '**/*.int-spec.ts', 'e2e/**/*.ts', 'test/**/*.ts', '*/*/src/test/**/*.ts'],
     rules: { '@nx/enforce-module-boundaries': 'off' },
   },
+  ...noOtherAppsSource,
 );

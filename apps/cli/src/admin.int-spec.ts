@@ -2,9 +2,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type GatewayUnderTest, TEST_ADMIN_TOKEN, startGatewayUnderTest } from '../../gateway/src/test/gateway-under-test';
-import { ScriptedWorkersModule, script } from '../../gateway/src/test/scripted-workers';
-import { type SessionFixture, sessionApi } from '../../gateway/src/test/session-api';
+import { type GatewayUnderTest, TEST_ADMIN_TOKEN, startGatewayUnderTest, ScriptedWorkersModule, script, type SessionFixture, sessionApi } from '../../../test/support/app-harnesses';
 import { buildCli, weft } from './testing/built-cli';
 
 /**

@@ -8,10 +8,7 @@ import { loadConfig, toolsConfigSchema } from '@weft/config';
 import type { StoredSessionEvent } from '@weft/contracts';
 import { createLogger } from '@weft/logging';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type GatewayUnderTest, startGatewayUnderTest } from '../../gateway/src/test/gateway-under-test';
-import { ScriptedModelModule, type ScriptStep, requestsOf, script, scriptedWorld } from '../../gateway/src/test/scripted-workers';
-import { type SessionFixture, sessionApi } from '../../gateway/src/test/session-api';
-import { startToolsWorker } from '../../tools/src/bootstrap';
+import { type GatewayUnderTest, startGatewayUnderTest, ScriptedModelModule, type ScriptStep, requestsOf, script, scriptedWorld, type SessionFixture, sessionApi, startToolsWorker } from '../../../test/support/app-harnesses';
 import { buildCli, startWeft, weft } from './testing/built-cli';
 
 /**

@@ -3,9 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { type GatewayUnderTest, startGatewayUnderTest } from '../../gateway/src/test/gateway-under-test';
-import { ScriptedWorkersModule, script } from '../../gateway/src/test/scripted-workers';
-import { sessionApi } from '../../gateway/src/test/session-api';
+import { type GatewayUnderTest, startGatewayUnderTest, ScriptedWorkersModule, script, sessionApi } from '../../../test/support/app-harnesses';
 import { buildCli, weft, weftCommandLine } from './testing/built-cli';
 import { type TmuxPane, startInTmux } from './testing/tmux';
 

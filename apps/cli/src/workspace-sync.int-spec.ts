@@ -5,10 +5,7 @@ import type { INestMicroservice } from '@nestjs/common';
 import { loadConfig, toolsConfigSchema } from '@weft/config';
 import { createLogger } from '@weft/logging';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type GatewayUnderTest, startGatewayUnderTest } from '../../gateway/src/test/gateway-under-test';
-import { ScriptedModelModule, script } from '../../gateway/src/test/scripted-workers';
-import { sessionApi } from '../../gateway/src/test/session-api';
-import { startToolsWorker } from '../../tools/src/bootstrap';
+import { type GatewayUnderTest, startGatewayUnderTest, ScriptedModelModule, script, sessionApi, startToolsWorker } from '../../../test/support/app-harnesses';
 import { buildCli, weft } from './testing/built-cli';
 
 /**

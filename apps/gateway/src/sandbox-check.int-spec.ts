@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SandboxHarness, startSandboxHarness } from '../../sandbox/src/testing/sandbox-harness';
+import { type SandboxHarness, startSandboxHarness } from '../../../test/support/app-harnesses';
 import { type GatewayUnderTest, TEST_ADMIN_TOKEN, startGatewayUnderTest } from './test/gateway-under-test';
 import { ScriptedModelModule } from './test/scripted-workers';
 import { sessionApi } from './test/session-api';

@@ -1,7 +1,7 @@
 import { chmod, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SandboxHarness, startSandboxHarness } from '../../../sandbox/src/testing/sandbox-harness';
+import { type SandboxHarness, startSandboxHarness } from '../../../../test/support/app-harnesses';
 import { type GatewayUnderTest, startGatewayUnderTest } from '../test/gateway-under-test';
 import { ScriptedWorkersModule } from '../test/scripted-workers';
 import { type SessionFixture, sessionApi } from '../test/session-api';
