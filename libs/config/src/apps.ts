@@ -214,11 +214,11 @@ const inferenceEnvSchema = z.object({
   /**
    * Memory the worker's loaded GGUF models may take together (weights, KV caches and compute
    * buffers, as node-llama-cpp estimates them: VRAM on a GPU, RAM on a CPU). A request for a model
-   * that does not fit unloads the least recently used idle ones first. Unset: what the device has
+   * that does not fit unloads the least recently used idle ones first. 0: what the device has
    * less MODELS_MEMORY_MARGIN_BYTES.
    */
-  MODELS_MAX_LOADED_BYTES: positiveInt().optional(),
-  /** Kept free for everything else when MODELS_MAX_LOADED_BYTES is unset. */
+  MODELS_MAX_LOADED_BYTES: z.coerce.number().int().min(0).default(0),
+  /** Kept free for everything else when MODELS_MAX_LOADED_BYTES is 0. */
   MODELS_MEMORY_MARGIN_BYTES: z.coerce.number().int().min(0).default(1024 * 1024 * 1024),
   /** A loaded model unused for this long is unloaded (pinned ones never are); 0 keeps models loaded. */
   MODELS_IDLE_TTL_MS: z.coerce.number().int().min(0).default(0),

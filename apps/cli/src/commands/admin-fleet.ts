@@ -9,7 +9,7 @@ import type { AdminConnect } from './admin-connect';
 export function addFleetCommand(admin: Command, ctx: CliContext, connect: AdminConnect): void {
   admin
     .command('fleet')
-    .description('the inference workers the gateway hears from (on this host or others): models, free sequences, cached sessions, GPU')
+    .description('the inference workers the gateway hears from (on this host or others): models loaded, loading or unloaded, their memory, free sequences, cached sessions, GPU')
     .option('--json', 'print the answer as JSON')
     .action(async (options: { json?: boolean }) => {
       const workers = await (await connect()).fleet();
@@ -30,7 +30,10 @@ export function addFleetCommand(admin: Command, ctx: CliContext, connect: AdminC
         { header: 'FREE', align: 'right' as const },
         { header: 'QUEUED', align: 'right' as const },
         { header: 'CACHED', align: 'right' as const },
+        { header: 'STATE' },
+        { header: 'MEMORY', align: 'right' as const },
         { header: 'GPU' },
+        { header: 'MODEL MEMORY' },
         { header: 'LAST BEAT' },
       ];
       ctx.stdout.write(tableText(columns, workers.flatMap(rows), c));
@@ -49,7 +52,10 @@ function rows(worker: FleetWorker): string[][] {
     model ? `${model.freeSequences}${model.sequences === null ? '' : `/${model.sequences}`}` : '-',
     model ? String(model.queued) : '-',
     model ? String(model.cachedSessions) : '-',
+    model ? `${model.state ?? (model.loaded ? 'loaded' : 'unloaded')}${model.pinned ? ' (pinned)' : ''}` : '-',
+    model?.memoryBytes == null ? '-' : formatBytes(model.memoryBytes),
     gpu,
+    worker.memory ? `${formatBytes(worker.memory.usedBytes)}/${formatBytes(worker.memory.budgetBytes)}` : '-',
     beat,
   ]);
 }

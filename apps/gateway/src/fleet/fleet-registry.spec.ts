@@ -148,6 +148,24 @@ describe('FleetRouter', () => {
     registry.close();
   });
 
+  it('prefers a worker with the model loaded, then loading, then one it fits in without unloading others', async () => {
+    const MIB = 1024 * 1024;
+    const registry = registryWith(
+      heartbeat('must-evict', { memory: { budgetBytes: 100 * MIB, usedBytes: 90 * MIB } }, { loaded: false, state: 'unloaded', memoryBytes: 40 * MIB, freeSequences: 4 }),
+      heartbeat('fits', { memory: { budgetBytes: 100 * MIB, usedBytes: 50 * MIB } }, { loaded: false, state: 'unloaded', memoryBytes: 40 * MIB, freeSequences: 3 }),
+      heartbeat('loading', {}, { loaded: false, state: 'loading', freeSequences: 2 }),
+      heartbeat('loaded-busy', {}, { loaded: true, state: 'loaded', freeSequences: 0, queued: 1 }),
+    );
+    const router = new FleetRouter(registry, affinity({}), log);
+    expect(await router.plan('tiny')).toEqual([
+      { kind: 'worker', workerId: 'loaded-busy', reason: 'least-loaded' },
+      { kind: 'worker', workerId: 'loading', reason: 'least-loaded' },
+      { kind: 'worker', workerId: 'fits', reason: 'least-loaded' },
+      { kind: 'queue-group' },
+    ]);
+    registry.close();
+  });
+
   it('skips draining workers and workers without the model, and keeps the queue group when none is left', async () => {
     const registry = registryWith(heartbeat('draining', { status: 'draining' }), heartbeat('other', {}, { id: 'big' }));
     const router = new FleetRouter(registry, affinity({ s: 'draining' }), log);

@@ -18,8 +18,10 @@ export const MAX_ATTEMPTS = 4;
 /**
  * Orders the workers to try for a request: the one holding the session's KV cache (recorded
  * affinity, else a worker announcing the session among its cached ones), then the rest that
- * serve the model, most free sequences first; the queue group is the last resort, for workers
- * this replica has not heard from yet.
+ * serve the model: those with it loaded, then loading, then those that can load it soonest (it
+ * fits beside their loaded models before one that must unload others first), each group most
+ * free sequences first; the queue group is the last resort, for workers this replica has not
+ * heard from yet.
  */
 export class FleetRouter {
   constructor(
@@ -52,11 +54,29 @@ export class FleetRouter {
       const holder = serving.find((s) => s.status.cachedSessions.includes(sessionId));
       if (holder) add(holder.worker.workerId, 'cached');
     }
-    for (const { worker } of [...serving].sort((a, b) => load(a.status, a.worker) - load(b.status, b.worker))) {
+    const order = (s: (typeof serving)[number]) => [readiness(s.status, s.worker), load(s.status, s.worker)] as const;
+    const sorted = [...serving].sort((a, b) => {
+      const [ra, la] = order(a);
+      const [rb, lb] = order(b);
+      return ra - rb || la - lb;
+    });
+    for (const { worker } of sorted) {
       add(worker.workerId, 'least-loaded');
     }
     return [...targets.slice(0, MAX_ATTEMPTS - 1), { kind: 'queue-group' }];
   }
+}
+
+/**
+ * Lower is sooner: loaded, loading, a load that fits in the worker's free model memory, then one
+ * that must unload other models first (or whose size is not known yet).
+ */
+function readiness(status: WorkerModelStatus, worker: WorkerHeartbeat): number {
+  const state = status.state ?? (status.loaded ? 'loaded' : 'unloaded');
+  if (state === 'loaded') return 0;
+  if (state === 'loading') return 1;
+  const free = worker.memory && worker.memory.budgetBytes - worker.memory.usedBytes;
+  return free !== undefined && status.memoryBytes !== undefined && status.memoryBytes <= free ? 2 : 3;
 }
 
 /** Lower is better: free sequences first, then the shortest queue. */

@@ -13,9 +13,13 @@ export function describeWorker(heartbeat: WorkerHeartbeat) {
     lastHeartbeatAt: heartbeat.sentAt,
     inFlight: heartbeat.inFlight,
     gpu: heartbeat.gpu ?? null,
+    memory: heartbeat.memory ?? null,
     models: heartbeat.models.map((model) => ({
       id: model.id,
       loaded: model.loaded,
+      state: model.state ?? (model.loaded ? 'loaded' : 'unloaded'),
+      memoryBytes: model.memoryBytes ?? null,
+      pinned: model.pinned ?? false,
       sequences: model.sequences ?? null,
       freeSequences: model.freeSequences,
       queued: model.queued,

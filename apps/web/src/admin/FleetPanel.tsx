@@ -41,6 +41,7 @@ export function FleetPanel({ account }: { account: AccountApi }) {
               <p className="hint">
                 {worker.host ?? 'unknown host'} · {describeGpu(worker.gpu)} · started {relativeTime(worker.startedAt)} ·{' '}
                 <span title={formatInstant(worker.lastHeartbeatAt)}>last heartbeat {age === null ? '?' : `${age} s ago`}</span> · {worker.inFlight} in flight
+                {worker.memory ? ` · models take ${mib(worker.memory.usedBytes)} of ${mib(worker.memory.budgetBytes)}` : ''}
               </p>
               <div className="table-scroll">
                 <table className="data">
@@ -48,7 +49,10 @@ export function FleetPanel({ account }: { account: AccountApi }) {
                   <thead>
                     <tr>
                       <th scope="col">Model</th>
-                      <th scope="col">Loaded</th>
+                      <th scope="col">State</th>
+                      <th scope="col" className="num">
+                        Memory
+                      </th>
                       <th scope="col" className="num">
                         Free / sequences
                       </th>
@@ -66,7 +70,11 @@ export function FleetPanel({ account }: { account: AccountApi }) {
                         <th scope="row" className="model">
                           {model.id}
                         </th>
-                        <td>{model.loaded ? 'yes' : 'no'}</td>
+                        <td>
+                          {model.state ?? (model.loaded ? 'loaded' : 'unloaded')}
+                          {model.pinned ? ' (pinned)' : ''}
+                        </td>
+                        <td className="num">{model.memoryBytes == null ? '-' : mib(model.memoryBytes)}</td>
                         <td className="num">
                           {model.freeSequences} / {model.sequences ?? '?'}
                         </td>
@@ -83,4 +91,8 @@ export function FleetPanel({ account }: { account: AccountApi }) {
       </ul>
     </section>
   );
+}
+
+function mib(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }

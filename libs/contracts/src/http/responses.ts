@@ -132,7 +132,19 @@ export const deletedUserSchema = z.object({ id: z.string(), name: z.string(), se
 export const bootstrapTokenSchema = z.object({ state: z.enum(['env', 'rotated', 'off']), changedAt: z.string().nullable(), enabledAdmins: z.number() });
 /** `token` is shown this once. */
 export const rotatedTokenSchema = bootstrapTokenSchema.extend({ token: z.string() });
-const fleetModelSchema = z.object({ id: z.string(), loaded: z.boolean(), sequences: z.number().nullable(), freeSequences: z.number(), queued: z.number(), cachedSessions: z.number() });
+const fleetModelSchema = z.object({
+  id: z.string(),
+  loaded: z.boolean(),
+  /** Models on demand: `loading` from its first request until it serves; `unloaded` ones load on request. */
+  state: z.enum(['loaded', 'loading', 'unloaded']).optional(),
+  /** The memory it takes when loaded (VRAM on a GPU, RAM on a CPU); null until the worker has estimated it. */
+  memoryBytes: z.number().nullable().optional(),
+  pinned: z.boolean().optional(),
+  sequences: z.number().nullable(),
+  freeSequences: z.number(),
+  queued: z.number(),
+  cachedSessions: z.number(),
+});
 export const fleetWorkerSchema = z.object({
   workerId: z.string(),
   host: z.string().nullable(),
@@ -141,6 +153,8 @@ export const fleetWorkerSchema = z.object({
   lastHeartbeatAt: z.string(),
   inFlight: z.number(),
   gpu: z.object({ type: z.string(), vramTotalBytes: z.number(), vramUsedBytes: z.number() }).nullable(),
+  /** The loaded models' memory budget (MODELS_MAX_LOADED_BYTES) and what they take of it; null until known. */
+  memory: z.object({ budgetBytes: z.number(), usedBytes: z.number() }).nullable().optional(),
   models: z.array(fleetModelSchema),
 });
 export const fleetSchema = z.object({ workers: z.array(fleetWorkerSchema) });
