@@ -7,18 +7,22 @@ import type { Me } from './api/schemas';
 import { ErrorMessage } from './components/ErrorMessage';
 import { LoginScreen } from './components/LoginScreen';
 import { Shell } from './Shell';
+import { SsoSignIn } from './signin/SsoSignIn';
+import { SESSION_CREDENTIAL, loadWebSession, signOutWebSession } from './signin/web-session';
 
 type Auth =
-  | { state: 'signed-out'; notice?: string }
+  | { state: 'signed-out'; notice?: string; sso?: boolean }
   | { state: 'checking'; key: string }
   | { state: 'unreachable'; key: string; error: unknown }
   | { state: 'signed-in'; key: string; me: Me };
 
-/** Signs in with a key kept in localStorage; a saved key is checked with `GET /v1/me` first. */
+/**
+ * Signs in with a key kept in localStorage (a saved key is checked with `GET /v1/me` first), or
+ * through the identity provider: then the browser's session cookie is the credential and no key is kept.
+ */
 export function App() {
   const [auth, setAuth] = useState<Auth>(() => {
-    const key = loadKey();
-    return key ? { state: 'checking', key } : { state: 'signed-out' };
+    return { state: 'checking', key: loadKey() ?? SESSION_CREDENTIAL };
   });
 
   const check = useCallback((key: string) => {
@@ -34,16 +38,27 @@ export function App() {
     );
   }, []);
 
-  // Once, for the key saved by an earlier visit.
+  // Once, for the key saved by an earlier visit; else for a sign-in through the identity provider.
   useEffect(() => {
     const saved = loadKey();
     if (saved) check(saved);
+    else {
+      loadWebSession().then(
+        (session) => (session.user ? check(SESSION_CREDENTIAL) : setAuth({ state: 'signed-out', sso: session.oidc })),
+        () => setAuth({ state: 'signed-out' }),
+      );
+    }
   }, [check]);
 
   const signOut = useCallback(() => {
     forgetKey();
-    setAuth({ state: 'signed-out' });
-  }, []);
+    const sso = auth.state === 'signed-in' && auth.key === SESSION_CREDENTIAL;
+    if (!sso) return setAuth({ state: 'signed-out' });
+    signOutWebSession().then(
+      () => setAuth({ state: 'signed-out', sso: true }),
+      (error: unknown) => setAuth({ state: 'signed-out', sso: true, notice: `Signing out at the gateway failed: ${String(error)}` }),
+    );
+  }, [auth]);
 
   const api = useMemo(() => (auth.state === 'signed-in' ? new ApiClient(auth.key) : null), [auth]);
   const account = useMemo(() => (auth.state === 'signed-in' ? new AccountApi(auth.key) : null), [auth]);
@@ -51,13 +66,16 @@ export function App() {
   switch (auth.state) {
     case 'signed-out':
       return (
-        <LoginScreen
-          notice={auth.notice}
-          onSignedIn={(key, me) => {
-            saveKey(key);
-            setAuth({ state: 'signed-in', key, me });
-          }}
-        />
+        <>
+          {auth.sso ? <SsoSignIn /> : null}
+          <LoginScreen
+            notice={auth.notice}
+            onSignedIn={(key, me) => {
+              saveKey(key);
+              setAuth({ state: 'signed-in', key, me });
+            }}
+          />
+        </>
       );
     case 'checking':
       return (

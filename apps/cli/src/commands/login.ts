@@ -2,15 +2,18 @@ import { Command } from 'commander';
 import { ApiClient } from '../api-client';
 import { ConfigStore, normalizeUrl } from '../config-store';
 import { outColors, type CliContext } from '../context';
+import { loginThroughProvider } from './login-sso';
 
 export function loginCommand(ctx: CliContext): Command {
   return new Command('login')
-    .description('check an API key against a gateway and remember both')
+    .description('sign in to a gateway, with an API key or through its identity provider (SSO), and remember it')
     .requiredOption('--url <gateway>', 'the gateway, e.g. http://weft.internal:8080')
-    .requiredOption('--key <key>', 'your API key (weft_…)')
+    .option('--key <key>', 'your API key (weft_…); without it, sign in through the identity provider (device code)')
+    .option('--key-name <name>', 'with SSO: the name of the API key minted for this CLI')
     .addHelpText('after', '\nStored in $XDG_CONFIG_HOME/weft/config.json (mode 0600). WEFT_URL and WEFT_KEY override it.')
-    .action(async (options: { url: string; key: string }) => {
+    .action(async (options: { url: string; key?: string; keyName?: string }) => {
       const url = normalizeUrl(options.url);
+      if (!options.key) return loginThroughProvider(ctx, url, options.keyName ? { keyName: options.keyName } : {});
       const me = await new ApiClient(url, options.key).me();
       const store = new ConfigStore(ctx.env);
       await store.save({ url, key: options.key });

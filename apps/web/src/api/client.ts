@@ -1,4 +1,5 @@
 import { ApiCaller, type ApiTransport, type SendRequest, apiRoutes, httpErrorBodySchema } from '@weft/contracts';
+import { SESSION_CREDENTIAL, sessionHeaders } from '../signin/web-session';
 import { ApiError, NETWORK_ERROR, UNEXPECTED_RESPONSE } from './api-error';
 import type { ChainListing, FileEntry, Me, ModelInfo, Note, PermissionDecision, ServerSettings, Session, SessionSummary, Workspace } from './schemas';
 
@@ -145,7 +146,7 @@ function withDeadline(signal: AbortSignal | undefined): AbortSignal {
 }
 
 /**
- * Requests from this page: the key as the bearer, a REQUEST_TIMEOUT_MS deadline unless the call
+ * Requests from this page: the key as the bearer (or the browser session's cookie and CSRF token), a REQUEST_TIMEOUT_MS deadline unless the call
  * brings its own signal (a transfer's longer deadline, the event stream's none), and every failure
  * but the caller's own abort as an ApiError the page can show.
  */
@@ -154,11 +155,13 @@ export class BrowserTransport implements ApiTransport {
 
   async send(request: SendRequest): Promise<Response> {
     const { method, path } = request;
-    const headers: Record<string, string> = { authorization: `Bearer ${this.key}`, ...request.headers };
+    // No key: signed in through the identity provider, the session cookie goes along and changes carry its CSRF token.
+    const credential = this.key === SESSION_CREDENTIAL ? sessionHeaders() : { authorization: `Bearer ${this.key}` };
+    const headers: Record<string, string> = { ...credential, ...request.headers };
     if (request.contentType) headers['content-type'] = request.contentType;
     let response: Response;
     try {
-      response = await fetch(path, { method, headers, body: request.body, signal: request.signal ?? AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+      response = await fetch(path, { method, headers, body: request.body, credentials: 'same-origin', signal: request.signal ?? AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
     } catch (error) {
       if (request.signal?.aborted && request.signal.reason?.name !== 'TimeoutError') throw error;
       const why = error instanceof DOMException && error.name === 'TimeoutError' ? 'it did not answer in time' : 'it could not be reached';

@@ -6,7 +6,7 @@ import { answerPermissionBodySchema, putRulesBodySchema } from './permission-bod
 import * as answers from './responses';
 import { createSessionBodySchema, exportQuerySchema, postMessageBodySchema, runChainBodySchema, updateSessionBodySchema } from './session-bodies';
 import { createWorkspaceJsonBodySchema, serverSettingsSchema } from './settings';
-import { webSessionSchema } from './sign-in';
+import { deviceSignInPollBodySchema, deviceSignInPollSchema, deviceSignInStartSchema, webSessionSchema } from './sign-in';
 import { createKeyBodySchema, createUserBodySchema, deleteUserBodySchema, updateUserBodySchema } from './user-bodies';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -71,6 +71,8 @@ export const apiRoutes = {
   webSession: route({ method: 'GET', path: '/v1/auth/session', summary: 'Whether sign-in through the identity provider is on; the browser session\'s user and CSRF token (nulls when not signed in)', tag: 'Me', auth: 'none', response: webSessionSchema }),
   oidcLogin: route({ method: 'GET', path: '/v1/auth/oidc/login', summary: 'Starts browser sign-in: 302 to the identity provider (authorization code with PKCE); 404 when OIDC is not configured', tag: 'Me', auth: 'none', status: 302 }),
   oidcCallback: route({ method: 'GET', path: '/v1/auth/oidc/callback', summary: "The provider's redirect back: checks state, nonce and the ID token, sets the HttpOnly session cookie and 302s to the page; a refusal is an HTML page (401, 403)", tag: 'Me', auth: 'none', status: 302 }),
+  deviceSignIn: route({ method: 'POST', path: '/v1/auth/device', summary: '`weft login`: starts the device authorization grant at the identity provider; the user confirms the code there', tag: 'Me', auth: 'none', response: deviceSignInStartSchema }),
+  deviceSignInPoll: route({ method: 'POST', path: '/v1/auth/device/poll', summary: 'Whether the user has confirmed; then an API key of their own, shown once', tag: 'Me', auth: 'none', body: deviceSignInPollBodySchema, response: deviceSignInPollSchema }),
   logout: route({ method: 'POST', path: '/v1/auth/logout', summary: "Ends the browser's session (cookie and `x-weft-csrf` header)", tag: 'Me', auth: 'user', status: 204 }),
 
   // ---- Models and sandbox -----------------------------------------------------------------------

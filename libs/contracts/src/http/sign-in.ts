@@ -14,3 +14,33 @@ export type WebSessionAnswer = z.infer<typeof webSessionSchema>;
 
 /** The header a cookie-authenticated request that changes something must carry. */
 export const CSRF_HEADER_NAME = 'x-weft-csrf';
+
+/** `POST /v1/auth/device`: a device sign-in (`weft login`) begun; the user confirms `userCode` at `verificationUri`. */
+export const deviceSignInStartSchema = z.object({
+  handle: z.string(),
+  userCode: z.string(),
+  verificationUri: z.string(),
+  verificationUriComplete: z.string().nullable(),
+  expiresIn: z.number(),
+  interval: z.number(),
+});
+export type DeviceSignInStart = z.infer<typeof deviceSignInStartSchema>;
+
+/** `POST /v1/auth/device/poll`: the handle, and a name for the key it mints. */
+export const deviceSignInPollBodySchema = z.strictObject({
+  handle: z.string().min(1).max(200),
+  keyName: z.string().trim().min(1).max(100).default('weft login'),
+});
+export type DeviceSignInPollBody = z.infer<typeof deviceSignInPollBodySchema>;
+
+/** Still waiting for the user (poll again after the interval, longer on `slowDown`), or the user's new key, shown once. */
+export const deviceSignInPollSchema = z.discriminatedUnion('status', [
+  z.object({ status: z.literal('pending'), slowDown: z.boolean() }),
+  z.object({
+    status: z.literal('done'),
+    key: z.string(),
+    keyId: z.string(),
+    user: z.object({ id: z.string(), name: z.string(), role: z.enum(['admin', 'member']) }),
+  }),
+]);
+export type DeviceSignInPoll = z.infer<typeof deviceSignInPollSchema>;

@@ -14,6 +14,8 @@ export interface PendingSignIn {
 /** The verified ID token's claims (signature, issuer, audience, expiry, nonce all checked). */
 export type IdTokenClaims = Record<string, unknown> & { iss: string; sub: string };
 
+const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+
 /** How long discovery of the provider may take. */
 const DISCOVERY_TIMEOUT_SECONDS = 10;
 
@@ -60,6 +62,36 @@ export class OidcProviderClient {
       if (!claims) throw new AppError(ErrorCode.Unauthorized, 'The provider returned no ID token');
       return claims as IdTokenClaims;
     } catch (error) {
+      if (error instanceof AppError) throw error;
+      throw new AppError(ErrorCode.Unauthorized, `Sign-in failed: ${describe(error)}`);
+    }
+  }
+
+  /** Starts the device authorization grant (`weft login`); 409 when the provider does not offer it. */
+  async startDevice(): Promise<oidc.DeviceAuthorizationResponse> {
+    const config = await this.configuration();
+    if (!config.serverMetadata().device_authorization_endpoint) {
+      throw new AppError(ErrorCode.Conflict, `The identity provider ${this.required().issuer.href} offers no device authorization grant: sign in on the web page and make a key on the Me page, then weft login --key`);
+    }
+    try {
+      return await oidc.initiateDeviceAuthorization(config, { scope: this.required().scopes });
+    } catch (error) {
+      throw new AppError(ErrorCode.Unauthorized, `The identity provider refused the device sign-in: ${describe(error)}`);
+    }
+  }
+
+  /** One look at a device sign-in: the verified ID token's claims, or that the user has not confirmed yet. */
+  async pollDevice(deviceCode: string): Promise<IdTokenClaims | 'pending' | 'slow_down'> {
+    const config = await this.configuration();
+    try {
+      const tokens = await oidc.genericGrantRequest(config, DEVICE_CODE_GRANT, { device_code: deviceCode });
+      const claims = tokens.claims();
+      if (!claims) throw new AppError(ErrorCode.Unauthorized, 'The provider returned no ID token (is `openid` among WEFT_OIDC_SCOPES?)');
+      return claims as IdTokenClaims;
+    } catch (error) {
+      if (error instanceof oidc.ResponseBodyError && (error.error === 'authorization_pending' || error.error === 'slow_down')) {
+        return error.error === 'slow_down' ? 'slow_down' : 'pending';
+      }
       if (error instanceof AppError) throw error;
       throw new AppError(ErrorCode.Unauthorized, `Sign-in failed: ${describe(error)}`);
     }

@@ -1,7 +1,9 @@
-import { Controller, Get, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
-import { AppError, ErrorCode } from '@weft/contracts';
+import { Body, Controller, Get, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
+import { AppError, type DeviceSignInPollBody, ErrorCode, deviceSignInPollBodySchema } from '@weft/contracts';
+import { ZodValidationPipe } from '../../common/zod-validation.pipe';
 import type { Request, Response } from 'express';
 import { UsersRepository } from '../../users/users.repository';
+import { OidcDeviceSignIn } from './oidc-device-sign-in';
 import { OIDC_SETTINGS, type OidcSettings } from './oidc-settings';
 import { OidcSignIn } from './oidc-sign-in';
 import { PENDING_TTL_MS } from './pending-sign-ins.repository';
@@ -21,6 +23,7 @@ export class OidcController {
     private readonly webAuth: WebSessionAuth,
     private readonly sessions: WebSessionsRepository,
     private readonly users: UsersRepository,
+    private readonly device: OidcDeviceSignIn,
   ) {}
 
   /** What the page needs before it shows anything: whether SSO is on, and who is signed in (with the CSRF token to send). */
@@ -60,6 +63,18 @@ export class OidcController {
       const refused = error.code === ErrorCode.Forbidden;
       res.status(refused ? 403 : 401).type('html').send(signInRefusedPage(refused ? 'You may not sign in to this Weft' : 'Sign-in failed', error.message));
     }
+  }
+
+  @Post('device')
+  @HttpCode(200)
+  startDevice() {
+    return this.device.start();
+  }
+
+  @Post('device/poll')
+  @HttpCode(200)
+  pollDevice(@Body(new ZodValidationPipe(deviceSignInPollBodySchema)) body: DeviceSignInPollBody) {
+    return this.device.poll(body.handle, body.keyName);
   }
 
   /** Ends this browser's session (it needs the CSRF token like any change). */

@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { GATEWAY_CONFIG, type GatewaySettings } from '../../config';
+import { DeviceSignInsRepository } from './device-sign-ins.repository';
 import { OidcController } from './oidc.controller';
+import { OidcDeviceSignIn } from './oidc-device-sign-in';
 import { OidcProviderClient } from './oidc-provider-client';
 import { OIDC_SETTINGS, oidcSettingsOf } from './oidc-settings';
 import { OidcSignIn } from './oidc-sign-in';
@@ -16,6 +18,8 @@ import { WebSessionsRepository } from './web-sessions.repository';
     { provide: OIDC_SETTINGS, inject: [GATEWAY_CONFIG], useFactory: (config: GatewaySettings) => oidcSettingsOf(config) },
     OidcProviderClient,
     OidcSignIn,
+    OidcDeviceSignIn,
+    DeviceSignInsRepository,
     OidcUsers,
     PendingSignInsRepository,
     WebSessionsRepository,

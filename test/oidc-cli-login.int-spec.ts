@@ -1,0 +1,104 @@
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createProgram } from '../apps/cli/src/program';
+import type { CliContext } from '../apps/cli/src/context';
+import { type GatewayUnderTest, startGatewayUnderTest } from '../apps/gateway/src/test/gateway-under-test';
+import { ScriptedWorkersModule } from '../apps/gateway/src/test/scripted-workers';
+import { BrowserClient } from './support/browser-client';
+import { type OidcTestProvider, startOidcTestProvider } from './support/oidc-test-provider';
+
+/**
+ * `weft login --url <gateway>` without a key: the device authorization grant against a real
+ * OpenID provider, through the gateway; the user confirms the code in a browser, the CLI stores
+ * a key of the user's own at mode 0600 and says so.
+ */
+let provider: OidcTestProvider;
+let gateway: GatewayUnderTest;
+let configHome: string;
+
+beforeAll(async () => {
+  provider = await startOidcTestProvider({
+    bob: { email: 'bob@example.com', name: 'Bob Byte', groups: ['weft-users'] },
+    eve: { email: 'eve@example.com', name: 'Eve Outside', groups: ['contractors'] },
+  });
+  gateway = await startGatewayUnderTest(ScriptedWorkersModule, {
+    WEFT_OIDC_ISSUER: provider.issuer,
+    WEFT_OIDC_CLIENT_ID: provider.clientId,
+    WEFT_OIDC_CLIENT_SECRET: provider.clientSecret,
+    WEFT_OIDC_SCOPES: 'openid profile email groups',
+    WEFT_OIDC_ALLOW_HTTP: 'true',
+    WEFT_OIDC_ALLOWED_GROUPS: 'weft-users',
+  });
+  provider.registerClient(`${gateway.base}/v1/auth/oidc/callback`);
+  configHome = await mkdtemp(join(tmpdir(), 'weft-login-'));
+});
+
+afterAll(async () => {
+  await gateway?.stop();
+  await provider?.stop();
+  await rm(configHome, { recursive: true, force: true });
+});
+
+function cliContext(): { ctx: CliContext; out: () => string; printed: Promise<string> } {
+  let text = '';
+  let seen: (url: string) => void = () => undefined;
+  const printed = new Promise<string>((resolve) => (seen = resolve));
+  const ctx: CliContext = {
+    env: { XDG_CONFIG_HOME: configHome, NO_COLOR: '1' },
+    cwd: configHome,
+    stdin: new PassThrough(),
+    stdout: {
+      write: (chunk: string) => {
+        text += chunk;
+        const url = /open (\S+)/.exec(text)?.[1];
+        if (url) seen(url);
+        return true;
+      },
+    },
+    stderr: { write: (chunk: string) => (text += chunk) },
+    onInterrupt: () => () => undefined,
+    exitCode: 0,
+  };
+  return { ctx, out: () => text, printed };
+}
+
+/** The person at the provider: opens the printed link, confirms the code, logs in, consents. */
+async function confirmAtProvider(verificationUrl: string, login: string): Promise<string> {
+  const browser = new BrowserClient();
+  const confirm = await browser.go(verificationUrl);
+  const loginForm = await browser.submitForm(confirm, { ...hiddenFields(confirm.text), confirm: 'yes' });
+  const consent = await browser.submitForm(loginForm, { prompt: 'login', login, password: 'any' });
+  const done = consent.text.includes('name="prompt" value="consent"') ? await browser.submitForm(consent, { prompt: 'consent' }) : consent;
+  return done.text;
+}
+
+function hiddenFields(html: string): Record<string, string> {
+  return Object.fromEntries([...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g)].map((m) => [m[1] as string, m[2] as string]));
+}
+
+describe('weft login through the identity provider', () => {
+  it('signs in with the device code, mints the user their own key, stores it at mode 0600 and says which', async () => {
+    const { ctx, out, printed } = cliContext();
+    const run = createProgram(ctx).parseAsync(['node', 'weft', 'login', '--url', gateway.base, '--key-name', 'laptop'], { from: 'node' });
+    const page = await confirmAtProvider(await printed, 'bob');
+    expect(page).toMatch(/success|signed in|You can close/i);
+    await run;
+    expect(out()).toMatch(/logged in to .* as bob/);
+    expect(out()).toContain('minted an API key of your own, "laptop"');
+    const file = join(configHome, 'weft', 'config.json');
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    const saved = JSON.parse(await readFile(file, 'utf8')) as { key: string };
+    const me = await fetch(`${gateway.base}/v1/me`, { headers: { authorization: `Bearer ${saved.key}` } });
+    expect(await me.json()).toMatchObject({ name: 'bob' });
+  });
+
+  it('refuses a user outside the allowed groups with the reason', async () => {
+    const { ctx, printed } = cliContext();
+    const run = createProgram(ctx).parseAsync(['node', 'weft', 'login', '--url', gateway.base], { from: 'node' });
+    await confirmAtProvider(await printed, 'eve');
+    await expect(run).rejects.toThrow(/none of the groups allowed/);
+  });
+});
