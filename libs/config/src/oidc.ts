@@ -10,6 +10,31 @@ const list = () =>
 /** Unset and empty alike (compose passes `${WEFT_OIDC_ISSUER:-}` as an empty string). */
 const optional = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
 
+const quota = z.number().int().min(0).max(1_000_000_000_000);
+/** One group's quota class: the fields of an admin's per-user limits (`PUT /v1/admin/users/:id/limits`). */
+const quotaClass = z.strictObject({
+  weight: z.number().int().min(1).max(100).optional(),
+  requestsPerMinute: quota.optional(),
+  concurrentTurns: quota.optional(),
+  tokensPerDay: quota.optional(),
+  sandboxSecondsPerDay: quota.optional(),
+});
+
+/** A JSON document in one variable, parsed and checked at boot. */
+const groupLimits = () =>
+  z
+    .string()
+    .default('{}')
+    .transform((text, ctx) => {
+      try {
+        return JSON.parse(text === '' ? '{}' : text) as unknown;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be a JSON object: {"<group>": {"tokensPerDay": 200000, "weight": 2}, …}' });
+        return z.NEVER;
+      }
+    })
+    .pipe(z.record(z.string(), quotaClass));
+
 /** Single sign-on through an OpenID Connect provider (docs/sso.md); off while WEFT_OIDC_ISSUER is unset. */
 export const oidcEnv = {
   /** The provider's issuer URL; its `/.well-known/openid-configuration` is read on first sign-in. Unset: OIDC sign-in is off. */
@@ -30,6 +55,12 @@ export const oidcEnv = {
   WEFT_OIDC_ALLOWED_EMAIL_DOMAINS: list(),
   /** Members of these groups are Weft admins, everyone else members, set at each sign-in; empty: roles are managed in Weft. */
   WEFT_OIDC_ADMIN_GROUPS: list(),
+  /**
+   * Quota classes by group, as JSON: `{"interns": {"tokensPerDay": 200000}, "platform": {"weight": 4, "tokensPerDay": 0}}`
+   * (fields of the per-user limits; 0: no limit). Set at each sign-in; a user in several groups
+   * gets the most generous value of each field; an admin's per-user overrides still win.
+   */
+  WEFT_OIDC_GROUP_LIMITS: groupLimits(),
   /** How long a browser sign-in lasts before the user signs in again. */
   WEFT_OIDC_SESSION_HOURS: z.coerce.number().positive().max(24 * 30).default(12),
   /** Allow an `http://` issuer (a local test provider); never in production. */

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import type { LimitOverridesBody } from '@weft/contracts';
 import { GATEWAY_CONFIG, type GatewaySettings } from '../config';
+import { groupLimitsKey } from '../auth/oidc/group-limits';
 import { RedisKeys } from '../infra/redis-keys';
 import { REDIS } from '../infra/tokens';
 
@@ -31,7 +32,16 @@ export class UserLimitsRepository {
   }
 
   async overrides(userId: string): Promise<UserLimitOverrides> {
-    const stored = await this.redis.hgetall(this.keys.userLimits(userId));
+    return this.read(this.keys.userLimits(userId));
+  }
+
+  /** The quota class the user's groups at the identity provider give them (docs/sso.md); under the admin's overrides. */
+  groupLimits(userId: string): Promise<UserLimitOverrides> {
+    return this.read(groupLimitsKey(this.keys, userId));
+  }
+
+  private async read(key: string): Promise<UserLimitOverrides> {
+    const stored = await this.redis.hgetall(key);
     const overrides: UserLimitOverrides = {};
     for (const field of FIELDS) {
       const value = stored[field];
@@ -41,7 +51,7 @@ export class UserLimitsRepository {
   }
 
   async effective(userId: string): Promise<UserLimits> {
-    return { ...this.defaults(), ...(await this.overrides(userId)) };
+    return { ...this.defaults(), ...(await this.groupLimits(userId)), ...(await this.overrides(userId)) };
   }
 
   /** Replaces the user's overrides: a field left out goes back to the default. */

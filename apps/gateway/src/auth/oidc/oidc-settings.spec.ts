@@ -21,6 +21,12 @@ describe('OIDC settings', () => {
     expect(settingsWith({ ...https, WEFT_OIDC_ISSUER: 'http://idp.local', WEFT_OIDC_ALLOW_HTTP: 'true' })?.allowHttp).toBe(true);
   });
 
+  it('reads quota classes by group, and names a malformed or unknown one', () => {
+    expect(settingsWith({ ...https, WEFT_OIDC_GROUP_LIMITS: '{"interns": {"tokensPerDay": 1000}}' })?.groupLimits).toEqual({ interns: { tokensPerDay: 1000 } });
+    expect(() => settingsWith({ ...https, WEFT_OIDC_GROUP_LIMITS: '{interns' })).toThrow(/WEFT_OIDC_GROUP_LIMITS: must be a JSON object/);
+    expect(() => settingsWith({ ...https, WEFT_OIDC_GROUP_LIMITS: '{"interns": {"tokens": 1}}' })).toThrow(/WEFT_OIDC_GROUP_LIMITS/);
+  });
+
   it('names a malformed issuer', () => {
     expect(() => settingsWith({ ...https, WEFT_OIDC_ISSUER: 'idp.example.com' })).toThrow(/WEFT_OIDC_ISSUER: must be a URL/);
   });

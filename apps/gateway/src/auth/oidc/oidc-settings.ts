@@ -11,6 +11,8 @@ export interface OidcSettings {
   allowedGroups: string[];
   allowedEmailDomains: string[];
   adminGroups: string[];
+  /** Quota class per group (WEFT_OIDC_GROUP_LIMITS). */
+  groupLimits: GatewaySettings['WEFT_OIDC_GROUP_LIMITS'];
   sessionSeconds: number;
   allowHttp: boolean;
 }
@@ -33,6 +35,7 @@ export function oidcSettingsOf(config: GatewaySettings): OidcSettings | undefine
     allowedGroups: config.WEFT_OIDC_ALLOWED_GROUPS,
     allowedEmailDomains: config.WEFT_OIDC_ALLOWED_EMAIL_DOMAINS.map((domain) => domain.toLowerCase().replace(/^@/, '')),
     adminGroups: config.WEFT_OIDC_ADMIN_GROUPS,
+    groupLimits: config.WEFT_OIDC_GROUP_LIMITS,
     sessionSeconds: Math.round(config.WEFT_OIDC_SESSION_HOURS * 3600),
     allowHttp: config.WEFT_OIDC_ALLOW_HTTP,
   };

@@ -27,6 +27,7 @@ beforeAll(async () => {
     WEFT_OIDC_ALLOW_HTTP: 'true',
     WEFT_OIDC_ALLOWED_GROUPS: 'weft-users,weft-admins',
     WEFT_OIDC_ADMIN_GROUPS: 'weft-admins',
+    WEFT_OIDC_GROUP_LIMITS: JSON.stringify({ 'weft-users': { tokensPerDay: 5000, weight: 2 }, 'weft-admins': { tokensPerDay: 0 } }),
   });
   callbackPrefix = `${gateway.base}/v1/auth/oidc/callback`;
   provider.registerClient(callbackPrefix);
@@ -96,6 +97,17 @@ describe('browser sign-in through the identity provider', () => {
     expect((await call(ada.browser, 'GET', '/v1/admin/users')).status).toBe(200);
     const bob = await signIn('bob');
     expect(await call(bob.browser, 'GET', '/v1/admin/users')).toMatchObject({ status: 403, json: { error: { code: 'AUTH.ADMIN_REQUIRED' } } });
+  });
+
+  it('gives each user the quota class of their groups, the most generous one winning, under an admin’s override', async () => {
+    const bob = await signIn('bob');
+    expect((await call(bob.browser, 'GET', '/v1/me/limits')).json).toMatchObject({ limits: { tokensPerDay: 5000, weight: 2 } });
+    const ada = await signIn('ada');
+    expect((await call(ada.browser, 'GET', '/v1/me/limits')).json).toMatchObject({ limits: { tokensPerDay: 0, weight: 2 } });
+    const bobId = String((await call(bob.browser, 'GET', '/v1/me')).json.id);
+    const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json' };
+    await fetch(`${gateway.base}/v1/admin/users/${bobId}/limits`, { method: 'PUT', headers: admin, body: JSON.stringify({ tokensPerDay: 7000 }) });
+    expect((await call(bob.browser, 'GET', '/v1/me/limits')).json).toMatchObject({ limits: { tokensPerDay: 7000, weight: 2 } });
   });
 
   it('refuses a user in none of the allowed groups with a page that says why, and makes no user', async () => {

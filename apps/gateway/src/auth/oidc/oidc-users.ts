@@ -7,6 +7,7 @@ import { RedisKeys } from '../../infra/redis-keys';
 import { REDIS } from '../../infra/tokens';
 import { type User, type UserRole, UsersRepository } from '../../users/users.repository';
 import type { OidcIdentity } from './oidc-admission';
+import { groupLimitsKey, quotaClassOf } from './group-limits';
 import { OIDC_SETTINGS, type OidcSettings } from './oidc-settings';
 
 /** Tries at a free user name (`ada`, `ada-2`, …) before giving up. */
@@ -39,6 +40,7 @@ export class OidcUsers {
       // Refused only when it would demote the last admin while the bootstrap token is off: keep the role then.
       if ((await this.users.update(user.id, { role })) === 'ok') user = { ...user, role };
     }
+    await this.applyGroupLimits(user.id, identity.groups);
     await this.redis.hset(this.profileKey(user.id), {
       issuer: identity.issuer,
       subject: identity.subject,
@@ -63,6 +65,15 @@ export class OidcUsers {
       if (await this.users.create(user)) return { ...user, disabled: false };
     }
     throw new AppError(ErrorCode.Conflict, `No free user name near "${base}": ask your admin to rename a user`);
+  }
+
+  /** The quota class of the user's groups, replaced at each sign-in (gone when no group has one). */
+  private async applyGroupLimits(userId: string, groups: string[]): Promise<void> {
+    const limits = quotaClassOf(groups, this.settings?.groupLimits ?? {});
+    const key = groupLimitsKey(this.keys, userId);
+    const multi = this.redis.multi().del(key);
+    if (Object.keys(limits).length > 0) multi.hset(key, Object.fromEntries(Object.entries(limits).map(([field, value]) => [field, String(value)])));
+    await multi.exec();
   }
 
   /** Undefined while roles are managed in Weft (WEFT_OIDC_ADMIN_GROUPS empty). */
