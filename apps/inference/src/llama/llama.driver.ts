@@ -69,7 +69,7 @@ export class LlamaDriver implements InferenceDriver {
     this.models = [...models];
     const memory = options.memory;
     this.residency = new ModelResidency({
-      budgetBytes: async () => memory?.maxLoadedBytes ?? deviceBudgetBytes(await this.runtime.get(), memory?.marginBytes ?? DEFAULT_MARGIN_BYTES),
+      budgetBytes: memory?.maxLoadedBytes ?? (async () => deviceBudgetBytes(await this.runtime.get(), memory?.marginBytes ?? DEFAULT_MARGIN_BYTES)),
       busy: (id) => {
         const ready = this.ready.get(id);
         return ready === undefined || this.uses.busy(ready);

@@ -7,8 +7,8 @@ interface Entry {
 }
 
 export interface ResidencyOptions {
-  /** The memory budget, resolved on the first admission (the device's size may need llama.cpp started). */
-  budgetBytes: () => Promise<number>;
+  /** The memory budget: a number, or found on the first admission (the device's size needs llama.cpp started). */
+  budgetBytes: number | (() => Promise<number>);
   /** Whether a call runs on the model or it is still loading: such a model is not evicted. */
   busy: (modelId: string) => boolean;
   /** Unloads an idle model to make room; it calls `release` once its memory is free. */
@@ -27,7 +27,9 @@ export class ModelResidency {
   private wakers: (() => void)[] = [];
   private budget?: number;
 
-  constructor(private readonly options: ResidencyOptions) {}
+  constructor(private readonly options: ResidencyOptions) {
+    if (typeof options.budgetBytes === 'number') this.budget = options.budgetBytes;
+  }
 
   /** Reserves `bytes` for `modelId`; throws a plain Error when it can never fit. */
   admit(modelId: string, bytes: number, pinned: boolean): Promise<void> {
@@ -67,9 +69,10 @@ export class ModelResidency {
   }
 
   private async makeRoom(modelId: string, bytes: number, pinned: boolean): Promise<void> {
-    this.budget ??= await this.options.budgetBytes();
+    if (typeof this.options.budgetBytes === 'function') this.budget ??= await this.options.budgetBytes();
+    const budget = this.budget ?? 0;
     for (;;) {
-      const plan = planRoom(this.residents(modelId), bytes, this.budget);
+      const plan = planRoom(this.residents(modelId), bytes, budget);
       switch (plan.kind) {
         case 'fits':
           this.entries.set(modelId, { bytes, pinned, lastUsedAt: performance.now() });
