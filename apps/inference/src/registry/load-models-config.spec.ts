@@ -32,6 +32,7 @@ describe('model registry', () => {
       sampling: {},
       roles: [],
       embeddings: false,
+      pinned: false,
     });
     expect(config.scripted).toEqual({ dir: '/models/scripts' });
   });
