@@ -45,7 +45,7 @@ describe('worker heartbeat, metrics, drain and model sources', () => {
       const beat = await nextBeat(worker.workerId);
       expect(beat).toMatchObject({ status: 'ready', intervalMs: 200, inFlight: 0 });
       expect(beat.models).toEqual([
-        { id: 'tiny', provider: 'llama', contextSize: 2048, sequences: 3, roles: ['junior'], loaded: false, freeSequences: 3, queued: 0, maxQueue: 5, cachedSessions: [] },
+        { id: 'tiny', provider: 'llama', contextSize: 2048, sequences: 3, roles: ['junior'], loaded: false, freeSequences: 3, queued: 0, maxQueue: 5, cachedSessions: [], state: 'unloaded', pinned: false },
       ]);
     } finally {
       await worker.close();
