@@ -20,8 +20,8 @@ const quotaClass = z.strictObject({
   sandboxSecondsPerDay: quota.optional(),
 });
 
-/** A JSON document in one variable, parsed and checked at boot. */
-const groupLimits = () =>
+/** A JSON object of groups in one variable, parsed and checked at boot. */
+const groupsJson = <T extends z.ZodType>(entry: T, example: string) =>
   z
     .string()
     .default('{}')
@@ -29,11 +29,14 @@ const groupLimits = () =>
       try {
         return JSON.parse(text === '' ? '{}' : text) as unknown;
       } catch {
-        ctx.addIssue({ code: 'custom', message: 'must be a JSON object: {"<group>": {"tokensPerDay": 200000, "weight": 2}, …}' });
+        ctx.addIssue({ code: 'custom', message: `must be a JSON object: ${example}` });
         return z.NEVER;
       }
     })
-    .pipe(z.record(z.string(), quotaClass));
+    .pipe(z.record(z.string(), entry));
+
+/** Model ids or globs (`qwen*`) a group may, or may not, use. */
+const modelRule = z.strictObject({ allow: z.array(z.string().min(1)).optional(), deny: z.array(z.string().min(1)).optional() });
 
 /** Single sign-on through an OpenID Connect provider (docs/sso.md); off while WEFT_OIDC_ISSUER is unset. */
 export const oidcEnv = {
@@ -60,7 +63,13 @@ export const oidcEnv = {
    * (fields of the per-user limits; 0: no limit). Set at each sign-in; a user in several groups
    * gets the most generous value of each field; an admin's per-user overrides still win.
    */
-  WEFT_OIDC_GROUP_LIMITS: groupLimits(),
+  WEFT_OIDC_GROUP_LIMITS: groupsJson(quotaClass, '{"<group>": {"tokensPerDay": 200000, "weight": 2}, …}'),
+  /**
+   * Model access by group, as JSON: `{"interns": {"allow": ["tiny", "qwen*"]}, "contractors": {"deny": ["big"]}}`.
+   * A user may use the models some group of theirs allows (every model when none of their groups
+   * has an allow list), except those any group of theirs denies: deny wins. Set at each sign-in.
+   */
+  WEFT_OIDC_GROUP_MODELS: groupsJson(modelRule, '{"<group>": {"allow": ["tiny"], "deny": ["big*"]}, …}'),
   /** How long a browser sign-in lasts before the user signs in again. */
   WEFT_OIDC_SESSION_HOURS: z.coerce.number().positive().max(24 * 30).default(12),
   /** Allow an `http://` issuer (a local test provider); never in production. */

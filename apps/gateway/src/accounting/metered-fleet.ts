@@ -1,6 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { GenerateChunk, GenerateRequest } from '@weft/contracts';
 import type { Logger } from '@weft/logging';
+import { ModelAccess } from '../auth/oidc/model-access';
 import { FleetInferenceClient, type FleetGenerateOptions, type FleetInference } from '../fleet/fleet-inference.client';
 import { LOGGER } from '../infra/tokens';
 import { ModelsService } from '../models/models.service';
@@ -25,6 +26,8 @@ export class MeteredFleet implements FleetInference {
     private readonly usage: UsageService,
     @Inject(ModelsService) private readonly models: Pick<ModelsService, 'list'>,
     @Inject(LOGGER) private readonly log: Logger,
+    // Optional so that a test may build the fleet without the sign-in module.
+    @Optional() private readonly access?: ModelAccess,
   ) {}
 
   async *generate(request: GenerateRequest, options: FleetGenerateOptions): AsyncGenerator<GenerateChunk> {
@@ -33,6 +36,8 @@ export class MeteredFleet implements FleetInference {
       yield* this.fleet.generate(request, options);
       return;
     }
+    // The user's groups at the identity provider may keep them from this model (deny wins).
+    await this.access?.assertAllowed(user.id, request.model);
     const { weight, tokensPerDay } = await this.limits.effective(user.id);
     const weighted = { ...request, user: { id: user.id, weight } };
     if (request.countOnly) {

@@ -13,6 +13,8 @@ export interface OidcSettings {
   adminGroups: string[];
   /** Quota class per group (WEFT_OIDC_GROUP_LIMITS). */
   groupLimits: GatewaySettings['WEFT_OIDC_GROUP_LIMITS'];
+  /** Model allow and deny lists per group (WEFT_OIDC_GROUP_MODELS). */
+  groupModels: GatewaySettings['WEFT_OIDC_GROUP_MODELS'];
   sessionSeconds: number;
   allowHttp: boolean;
 }
@@ -36,6 +38,7 @@ export function oidcSettingsOf(config: GatewaySettings): OidcSettings | undefine
     allowedEmailDomains: config.WEFT_OIDC_ALLOWED_EMAIL_DOMAINS.map((domain) => domain.toLowerCase().replace(/^@/, '')),
     adminGroups: config.WEFT_OIDC_ADMIN_GROUPS,
     groupLimits: config.WEFT_OIDC_GROUP_LIMITS,
+    groupModels: config.WEFT_OIDC_GROUP_MODELS,
     sessionSeconds: Math.round(config.WEFT_OIDC_SESSION_HOURS * 3600),
     allowHttp: config.WEFT_OIDC_ALLOW_HTTP,
   };

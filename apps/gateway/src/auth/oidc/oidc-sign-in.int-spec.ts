@@ -28,6 +28,7 @@ beforeAll(async () => {
     WEFT_OIDC_ALLOWED_GROUPS: 'weft-users,weft-admins',
     WEFT_OIDC_ADMIN_GROUPS: 'weft-admins',
     WEFT_OIDC_GROUP_LIMITS: JSON.stringify({ 'weft-users': { tokensPerDay: 5000, weight: 2 }, 'weft-admins': { tokensPerDay: 0 } }),
+    WEFT_OIDC_GROUP_MODELS: JSON.stringify({ 'weft-users': { allow: ['tiny', 'jun*'] }, 'weft-admins': { allow: ['*'], deny: ['junior'] } }),
   });
   callbackPrefix = `${gateway.base}/v1/auth/oidc/callback`;
   provider.registerClient(callbackPrefix);
@@ -108,6 +109,21 @@ describe('browser sign-in through the identity provider', () => {
     const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json' };
     await fetch(`${gateway.base}/v1/admin/users/${bobId}/limits`, { method: 'PUT', headers: admin, body: JSON.stringify({ tokensPerDay: 7000 }) });
     expect((await call(bob.browser, 'GET', '/v1/me/limits')).json).toMatchObject({ limits: { tokensPerDay: 7000, weight: 2 } });
+  });
+
+  it('lets a user reach only the models their groups allow, a deny winning over any allow', async () => {
+    const complete = async (browser: BrowserClient, csrfToken: string, model: string) =>
+      call(browser, 'POST', '/openai/v1/chat/completions', { 'x-weft-csrf': csrfToken }, { model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 });
+    const bob = await signIn('bob');
+    const refused = await complete(bob.browser, bob.csrfToken, 'senior');
+    expect(refused.status).toBe(403);
+    expect(refused.text).toContain('Your groups do not allow the model \\"senior\\"');
+    expect((await complete(bob.browser, bob.csrfToken, 'tiny')).status).toBe(200);
+    expect((await complete(bob.browser, bob.csrfToken, 'junior')).status).toBe(200);
+    // ada is in both groups: weft-admins allows everything but denies junior, which weft-users allows.
+    const ada = await signIn('ada');
+    expect((await complete(ada.browser, ada.csrfToken, 'senior')).status).toBe(200);
+    expect((await complete(ada.browser, ada.csrfToken, 'junior')).status).toBe(403);
   });
 
   it('refuses a user in none of the allowed groups with a page that says why, and makes no user', async () => {

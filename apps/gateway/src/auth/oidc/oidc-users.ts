@@ -8,6 +8,7 @@ import { REDIS } from '../../infra/tokens';
 import { type User, type UserRole, UsersRepository } from '../../users/users.repository';
 import type { OidcIdentity } from './oidc-admission';
 import { groupLimitsKey, quotaClassOf } from './group-limits';
+import { ModelAccess } from './model-access';
 import { OIDC_SETTINGS, type OidcSettings } from './oidc-settings';
 
 /** Tries at a free user name (`ada`, `ada-2`, …) before giving up. */
@@ -23,6 +24,7 @@ export class OidcUsers {
     @Inject(REDIS) private readonly redis: Redis,
     private readonly keys: RedisKeys,
     private readonly users: UsersRepository,
+    private readonly modelAccess: ModelAccess,
     @Inject(OIDC_SETTINGS) private readonly settings: OidcSettings | undefined,
   ) {}
 
@@ -41,6 +43,7 @@ export class OidcUsers {
       if ((await this.users.update(user.id, { role })) === 'ok') user = { ...user, role };
     }
     await this.applyGroupLimits(user.id, identity.groups);
+    await this.modelAccess.apply(user.id, identity.groups);
     await this.redis.hset(this.profileKey(user.id), {
       issuer: identity.issuer,
       subject: identity.subject,

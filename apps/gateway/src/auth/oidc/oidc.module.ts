@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { GATEWAY_CONFIG, type GatewaySettings } from '../../config';
 import { DeviceSignInsRepository } from './device-sign-ins.repository';
+import { ModelAccess } from './model-access';
 import { OidcController } from './oidc.controller';
 import { OidcDeviceSignIn } from './oidc-device-sign-in';
 import { OidcProviderClient } from './oidc-provider-client';
@@ -24,7 +25,8 @@ import { WebSessionsRepository } from './web-sessions.repository';
     PendingSignInsRepository,
     WebSessionsRepository,
     WebSessionAuth,
+    ModelAccess,
   ],
-  exports: [WebSessionAuth, WebSessionsRepository],
+  exports: [WebSessionAuth, WebSessionsRepository, ModelAccess],
 })
 export class OidcModule {}
