@@ -4,7 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ServiceLiveness } from './service-liveness';
 
 const log = createLogger('service-liveness-spec', 'silent');
-const INTERVAL_MS = 20;
+// 100 ms beats, 300 ms of silence: a loaded CI box stalls this process for tens of milliseconds.
+const INTERVAL_MS = 100;
 
 function beat(workerId: string, startedAt = 'a'): ServiceHeartbeat {
   return { workerId, intervalMs: INTERVAL_MS, startedAt, sentAt: new Date().toISOString() };
