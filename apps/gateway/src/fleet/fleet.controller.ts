@@ -1,6 +1,6 @@
-import { Controller, Get, UseGuards } from '@nestjs/common';
-import type { WorkerHeartbeat } from '@weft/contracts';
-import { AdminGuard } from '../auth/admin.guard';
+import { Controller } from '@nestjs/common';
+import { type WorkerHeartbeat, apiRoutes } from '@weft/contracts';
+import { Route } from '../common/api-route.decorator';
 import { FleetRegistry } from './fleet-registry';
 
 /** One inference worker as an admin sees it: where it runs, what it serves, how busy it is. */
@@ -29,13 +29,12 @@ export function describeWorker(heartbeat: WorkerHeartbeat) {
   };
 }
 
-@Controller('v1/admin/fleet')
-@UseGuards(AdminGuard)
+@Controller()
 export class FleetController {
   constructor(private readonly registry: FleetRegistry) {}
 
   /** The inference workers this gateway hears from, local or on other hosts. */
-  @Get()
+  @Route(apiRoutes.fleet)
   list() {
     const workers = this.registry.workers().map(describeWorker);
     return { workers: workers.sort((a, b) => a.workerId.localeCompare(b.workerId)) };

@@ -1,26 +1,25 @@
-import { Controller, Delete, Get, HttpCode, Post, UseGuards } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
+import { apiRoutes } from '@weft/contracts';
 import { type AdminActor, CurrentAdmin } from '../auth/admin-actor';
-import { AdminGuard } from '../auth/admin.guard';
 import { BootstrapTokensService } from '../auth/bootstrap-tokens.service';
+import { Route } from '../common/api-route.decorator';
 
 /** The bootstrap admin token: its state, a rotation (the new token shown once), turning it off. */
-@Controller('v1/admin/bootstrap-token')
-@UseGuards(AdminGuard)
+@Controller()
 export class AdminBootstrapController {
   constructor(private readonly tokens: BootstrapTokensService) {}
 
-  @Get()
+  @Route(apiRoutes.bootstrapToken)
   view() {
     return this.tokens.view();
   }
 
-  @Post('rotate')
-  @HttpCode(201)
+  @Route(apiRoutes.rotateBootstrapToken)
   rotate(@CurrentAdmin() actor: AdminActor) {
     return this.tokens.rotate(actor);
   }
 
-  @Delete()
+  @Route(apiRoutes.disableBootstrapToken)
   turnOff(@CurrentAdmin() actor: AdminActor) {
     return this.tokens.turnOff(actor);
   }
