@@ -8,7 +8,7 @@ import type { CliContext } from '../apps/cli/src/context';
 import { type GatewayUnderTest, startGatewayUnderTest } from '../apps/gateway/src/test/gateway-under-test';
 import { ScriptedWorkersModule } from '../apps/gateway/src/test/scripted-workers';
 import { BrowserClient } from './support/browser-client';
-import { type OidcTestProvider, startOidcTestProvider } from './support/oidc-test-provider';
+import { type OidcTestProvider, TEST_ACCOUNTS, startOidcTestProvider } from './support/oidc-test-provider';
 
 /**
  * `weft login --url <gateway>` without a key: the device authorization grant against a real
@@ -21,15 +21,11 @@ let configHome: string;
 
 beforeAll(async () => {
   provider = await startOidcTestProvider({
-    bob: { email: 'bob@example.com', name: 'Bob Byte', groups: ['weft-users'] },
-    eve: { email: 'eve@example.com', name: 'Eve Outside', groups: ['contractors'] },
+    bob: TEST_ACCOUNTS.bob,
+    eve: TEST_ACCOUNTS.eve,
   });
   gateway = await startGatewayUnderTest(ScriptedWorkersModule, {
-    WEFT_OIDC_ISSUER: provider.issuer,
-    WEFT_OIDC_CLIENT_ID: provider.clientId,
-    WEFT_OIDC_CLIENT_SECRET: provider.clientSecret,
-    WEFT_OIDC_SCOPES: 'openid profile email groups',
-    WEFT_OIDC_ALLOW_HTTP: 'true',
+    ...provider.gatewaySettings,
     WEFT_OIDC_ALLOWED_GROUPS: 'weft-users',
   });
   provider.registerClient(`${gateway.base}/v1/auth/oidc/callback`);

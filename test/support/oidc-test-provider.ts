@@ -11,12 +11,21 @@ export interface TestAccount {
 }
 
 /** Rewrites the ID token the token endpoint answers with, to see the gateway refuse it. */
+/** The people the OIDC tests sign in as: an admin, a member, and one outside Weft's groups. */
+export const TEST_ACCOUNTS = {
+  ada: { email: 'ada@example.com', name: 'Ada Lovelace', groups: ['weft-admins', 'weft-users'] },
+  bob: { email: 'bob@example.com', name: 'Bob Byte', groups: ['weft-users'] },
+  eve: { email: 'eve@example.com', name: 'Eve Outside', groups: ['contractors'] },
+} satisfies Record<string, TestAccount>;
+
 export type IdTokenTamper = (idToken: string) => Promise<string>;
 
 export interface OidcTestProvider {
   issuer: string;
   clientId: string;
   clientSecret: string;
+  /** The gateway's settings that point it at this provider (over plain HTTP, asking for the groups). */
+  gatewaySettings: Record<string, string>;
   /** Registers the client with its redirect URL; sign-ins work from then on. */
   registerClient(redirectUri: string): void;
   /** The next token answers carry the tampered ID token, until called with undefined. */
@@ -77,6 +86,13 @@ export async function startOidcTestProvider(accounts: Record<string, TestAccount
     issuer,
     clientId,
     clientSecret,
+    gatewaySettings: {
+      WEFT_OIDC_ISSUER: issuer,
+      WEFT_OIDC_CLIENT_ID: clientId,
+      WEFT_OIDC_CLIENT_SECRET: clientSecret,
+      WEFT_OIDC_SCOPES: 'openid profile email groups',
+      WEFT_OIDC_ALLOW_HTTP: 'true',
+    },
     registerClient,
     tamperIdTokens: (next) => {
       tamper = next;

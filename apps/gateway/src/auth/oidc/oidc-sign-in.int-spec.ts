@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserClient } from '../../../../../test/support/browser-client';
-import { type OidcTestProvider, startOidcTestProvider } from '../../../../../test/support/oidc-test-provider';
+import { type OidcTestProvider, TEST_ACCOUNTS, startOidcTestProvider } from '../../../../../test/support/oidc-test-provider';
 import { type GatewayUnderTest, TEST_ADMIN_TOKEN, startGatewayUnderTest } from '../../test/gateway-under-test';
 import { ScriptedWorkersModule } from '../../test/scripted-workers';
 
@@ -14,17 +14,9 @@ let gateway: GatewayUnderTest;
 let callbackPrefix: string;
 
 beforeAll(async () => {
-  provider = await startOidcTestProvider({
-    ada: { email: 'ada@example.com', name: 'Ada Lovelace', groups: ['weft-admins', 'weft-users'] },
-    bob: { email: 'bob@example.com', name: 'Bob Byte', groups: ['weft-users'] },
-    eve: { email: 'eve@example.com', name: 'Eve Outside', groups: ['contractors'] },
-  });
+  provider = await startOidcTestProvider(TEST_ACCOUNTS);
   gateway = await startGatewayUnderTest(ScriptedWorkersModule, {
-    WEFT_OIDC_ISSUER: provider.issuer,
-    WEFT_OIDC_CLIENT_ID: provider.clientId,
-    WEFT_OIDC_CLIENT_SECRET: provider.clientSecret,
-    WEFT_OIDC_SCOPES: 'openid profile email groups',
-    WEFT_OIDC_ALLOW_HTTP: 'true',
+    ...provider.gatewaySettings,
     WEFT_OIDC_ALLOWED_GROUPS: 'weft-users,weft-admins',
     WEFT_OIDC_ADMIN_GROUPS: 'weft-admins',
     WEFT_OIDC_GROUP_LIMITS: JSON.stringify({ 'weft-users': { tokensPerDay: 5000, weight: 2 }, 'weft-admins': { tokensPerDay: 0 } }),

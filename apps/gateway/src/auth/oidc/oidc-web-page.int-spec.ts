@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, launchChromium } from '../../../../../e2e/support/browser';
-import { type OidcTestProvider, startOidcTestProvider } from '../../../../../test/support/oidc-test-provider';
+import { type OidcTestProvider, TEST_ACCOUNTS, startOidcTestProvider } from '../../../../../test/support/oidc-test-provider';
 import { type GatewayUnderTest, startGatewayUnderTest } from '../../test/gateway-under-test';
 import { ScriptedWorkersModule } from '../../test/scripted-workers';
 
@@ -29,15 +29,11 @@ function ensureWebBuild(): void {
 beforeAll(async () => {
   ensureWebBuild();
   provider = await startOidcTestProvider({
-    ada: { email: 'ada@example.com', name: 'Ada Lovelace', groups: ['weft-admins', 'weft-users'] },
-    bob: { email: 'bob@example.com', name: 'Bob Byte', groups: ['weft-users'] },
+    ada: TEST_ACCOUNTS.ada,
+    bob: TEST_ACCOUNTS.bob,
   });
   gateway = await startGatewayUnderTest(ScriptedWorkersModule, {
-    WEFT_OIDC_ISSUER: provider.issuer,
-    WEFT_OIDC_CLIENT_ID: provider.clientId,
-    WEFT_OIDC_CLIENT_SECRET: provider.clientSecret,
-    WEFT_OIDC_SCOPES: 'openid profile email groups',
-    WEFT_OIDC_ALLOW_HTTP: 'true',
+    ...provider.gatewaySettings,
     WEFT_OIDC_ADMIN_GROUPS: 'weft-admins',
   });
   provider.registerClient(`${gateway.base}/v1/auth/oidc/callback`);
