@@ -1,6 +1,6 @@
-import { Body, Controller, Get, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
-import { AppError, type DeviceSignInPollBody, ErrorCode, deviceSignInPollBodySchema } from '@weft/contracts';
-import { ZodValidationPipe } from '../../common/zod-validation.pipe';
+import { Body, Controller, Inject, Req, Res } from '@nestjs/common';
+import { AppError, type DeviceSignInPollBody, ErrorCode, apiRoutes } from '@weft/contracts';
+import { Route } from '../../common/api-route.decorator';
 import type { Request, Response } from 'express';
 import { UsersRepository } from '../../users/users.repository';
 import { OidcDeviceSignIn } from './oidc-device-sign-in';
@@ -12,10 +12,10 @@ import { signInRefusedPage } from './sign-in-page';
 import { WebSessionAuth } from './web-session-auth';
 import { WebSessionsRepository } from './web-sessions.repository';
 
-const CALLBACK_PATH = '/v1/auth/oidc/callback';
+const CALLBACK_PATH = apiRoutes.oidcCallback.path;
 
 /** The browser's sign-in through the identity provider, its session, and sign-out. */
-@Controller('v1/auth')
+@Controller()
 export class OidcController {
   constructor(
     @Inject(OIDC_SETTINGS) private readonly settings: OidcSettings | undefined,
@@ -27,7 +27,7 @@ export class OidcController {
   ) {}
 
   /** What the page needs before it shows anything: whether SSO is on, and who is signed in (with the CSRF token to send). */
-  @Get('session')
+  @Route(apiRoutes.webSession)
   async session(@Req() req: Request) {
     const session = await this.webAuth.sessionOf(req).catch(() => undefined);
     const user = session && (await this.users.find(session.userId));
@@ -39,7 +39,7 @@ export class OidcController {
     };
   }
 
-  @Get('oidc/login')
+  @Route(apiRoutes.oidcLogin)
   async login(@Req() req: Request, @Res() res: Response): Promise<void> {
     const redirectUri = this.settings?.redirectUrl ?? `${req.protocol}://${req.get('host') ?? 'localhost'}${CALLBACK_PATH}`;
     const { url, pendingId } = await this.signIn.start(redirectUri);
@@ -48,7 +48,7 @@ export class OidcController {
   }
 
   /** Errors here are a page, not JSON: the browser arrives by the provider's redirect. */
-  @Get('oidc/callback')
+  @Route(apiRoutes.oidcCallback)
   async callback(@Req() req: Request, @Res() res: Response): Promise<void> {
     if (!this.settings) throw new AppError(ErrorCode.NotFound, 'Sign-in through an identity provider is not configured on this gateway (WEFT_OIDC_ISSUER is unset)');
     const secure = this.secure(req);
@@ -65,21 +65,18 @@ export class OidcController {
     }
   }
 
-  @Post('device')
-  @HttpCode(200)
+  @Route(apiRoutes.deviceSignIn)
   startDevice() {
     return this.device.start();
   }
 
-  @Post('device/poll')
-  @HttpCode(200)
-  pollDevice(@Body(new ZodValidationPipe(deviceSignInPollBodySchema)) body: DeviceSignInPollBody) {
+  @Route(apiRoutes.deviceSignInPoll)
+  pollDevice(@Body() body: DeviceSignInPollBody) {
     return this.device.poll(body.handle, body.keyName);
   }
 
   /** Ends this browser's session (it needs the CSRF token like any change). */
-  @Post('logout')
-  @HttpCode(204)
+  @Route(apiRoutes.logout)
   async logout(@Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<void> {
     const session = await this.webAuth.sessionOf(req);
     if (!session) throw new AppError(ErrorCode.Unauthorized, 'Not signed in');
