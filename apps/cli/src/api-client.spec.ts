@@ -48,14 +48,14 @@ describe('ApiClient error mapping', () => {
 
   it('names the URL when the connection is refused', async () => {
     const url = `http://127.0.0.1:${await closedPort()}`;
-    const error = await new ApiClient(url, 'k').listModels().catch((caught: unknown) => caught);
+    const error = await new ApiClient(url, 'k').models().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ConnectionError);
     expect(formatError(error)).toBe(`error: cannot reach the Weft gateway at ${url}: connection refused (is the gateway running?)`);
   });
 
   it('rejects a success body of the wrong shape', async () => {
     const client = new ApiClient('http://gw', 'k', replying(200, JSON.stringify({ models: 'none' })));
-    await expect(client.listModels()).rejects.toBeInstanceOf(ProtocolError);
+    await expect(client.models()).rejects.toBeInstanceOf(ProtocolError);
   });
 
   it('sends the key as a bearer token and the content as JSON', async () => {

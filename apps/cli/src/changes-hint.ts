@@ -36,7 +36,7 @@ export function changesHint(summary: PatchSummary, target: ChangesTarget): strin
 export async function reportChanges(ctx: CliContext, client: ApiClient, sessionId: string, workspaceId: string): Promise<void> {
   let patch: string;
   try {
-    patch = await client.workspacePatch(workspaceId);
+    patch = await client.patch(workspaceId);
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     status(ctx, `files changed in the workspace (${error.message}) · \`weft workspace pull ${workspaceId} <dir>\` downloads it`);

@@ -45,7 +45,7 @@ export async function workspaceForFolder(ctx: CliContext, client: ApiClient, dir
 export async function uploadDirectory(ctx: CliContext, client: ApiClient, dir: string, owner?: WorkspaceOwner, why?: string): Promise<string> {
   const archive = await packDirectory(dir);
   status(ctx, `uploading ${dir} (${formatBytes(archive.byteLength)}) as ${why ?? 'a new workspace'}…`);
-  const workspaceId = await client.uploadWorkspace(archive, basename(dir));
+  const workspaceId = await client.uploadArchive(archive, basename(dir));
   await new WorkspaceFolders(ctx.env).remember(workspaceId, dir, new Date(), owner ?? { gateway: client.baseUrl, userId: (await client.me()).id });
   return workspaceId;
 }

@@ -2,9 +2,8 @@ import type { ApiTransport, SendRequest } from '@weft/contracts';
 import { z } from 'zod';
 import { ApiError, ConnectionError, ProtocolError } from './errors';
 
-/** Plain requests; uploads and downloads get longer, the event stream gets an idle timer instead. */
+/** Plain requests; uploads and downloads get longer (TRANSFER_TIMEOUT_MS), the event stream gets an idle timer instead. */
 export const REQUEST_TIMEOUT_MS = 30_000;
-export const TRANSFER_TIMEOUT_MS = 10 * 60_000;
 
 export type FetchFn = typeof fetch;
 

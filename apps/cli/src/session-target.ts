@@ -42,7 +42,7 @@ export async function openWorkspace(ctx: CliContext, client: ApiClient, options:
 }
 
 async function defaultModel(ctx: CliContext, client: ApiClient): Promise<string> {
-  const { models } = await client.listModels();
+  const models = await client.models();
   const first = models[0];
   if (!first) throw new UsageError('the gateway serves no models');
   if (models.length > 1) status(ctx, `using model ${first.id} (pick another with --model; see \`weft models\`)`);

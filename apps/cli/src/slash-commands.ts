@@ -108,7 +108,7 @@ export class SlashCommands {
   }
 
   private async chains(): Promise<void> {
-    const chains = await this.client.listChains(this.state.sessionId);
+    const chains = await this.client.chains(this.state.sessionId);
     if (chains.length === 0) return void this.out.write(this.c.dim('no chains: add .weft/chains/<name>.yaml to the workspace\n'));
     for (const chain of chains) this.out.write(`${this.chainLine(chain)}\n`);
   }
@@ -121,11 +121,11 @@ export class SlashCommands {
   }
 
   private async memory(action: string | undefined, text: string): Promise<void> {
-    const { workspaceId } = await this.client.getSession(this.state.sessionId);
+    const { workspaceId } = await this.client.session(this.state.sessionId);
     switch (action?.toLowerCase()) {
       case undefined:
       case 'list': {
-        const notes = await this.client.listNotes(workspaceId);
+        const notes = await this.client.notes(workspaceId);
         if (notes.length === 0) return void this.out.write(this.c.dim('no notes yet: the agent adds them with remember, you with /memory add <text>\n'));
         for (const note of notes) this.out.write(`${this.c.dim(note.id)}  ${note.text}  ${this.c.dim(`(${note.author})`)}\n`);
         return;
@@ -150,7 +150,7 @@ export class SlashCommands {
   }
 
   private async sessions(): Promise<void> {
-    const sessions = await this.client.listSessions();
+    const sessions = await this.client.sessions();
     if (sessions.length === 0) return void this.out.write(this.c.dim('no sessions yet\n'));
     for (const session of sessions.slice(0, MAX_LISTED_SESSIONS)) this.out.write(`${this.sessionLine(session)}\n`);
     const hidden = sessions.length - MAX_LISTED_SESSIONS;
@@ -168,7 +168,7 @@ export class SlashCommands {
 
   private async resume(id: string | undefined): Promise<void> {
     if (!id) return void this.err.write(`${this.c.yellow('usage')}: /resume <session id> (see /sessions)\n`);
-    const session = await this.client.getSession(id);
+    const session = await this.client.session(id);
     this.state.sessionId = session.id;
     const count = session.messages.length;
     this.out.write(this.c.dim(`resumed ${session.id} · ${session.model} · ${count} message${count === 1 ? '' : 's'}\n`));
@@ -177,7 +177,7 @@ export class SlashCommands {
   }
 
   private async clear(): Promise<void> {
-    const current = await this.client.getSession(this.state.sessionId);
+    const current = await this.client.session(this.state.sessionId);
     const id = await this.client.createSession({ workspaceId: current.workspaceId, model: current.model });
     this.state.sessionId = id;
     this.out.write(this.c.dim(`new session ${id} · workspace ${current.workspaceId} · model ${current.model}\n`));

@@ -58,7 +58,7 @@ export async function* followEvents(
     let cause: unknown = new Error('the event stream ended');
     try {
       armIdleTimer();
-      const response = await client.openEvents(sessionId, lastId, controller.signal);
+      const response = await client.events(sessionId, lastId, controller.signal);
       if (!response.body) throw new ProtocolError('the event stream has no body');
       const pending: EventSourceMessage[] = [];
       const parser = createParser({ onEvent: (message) => pending.push(message) });

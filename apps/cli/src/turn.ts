@@ -73,7 +73,7 @@ function startTurn(client: ApiClient, sessionId: string, start: TurnStart): Prom
  */
 export async function runTurn(deps: TurnDeps, sessionId: string, what: string | TurnStart, control: TurnControl = {}): Promise<TurnOutcome> {
   const { client, renderer, jsonOut } = deps;
-  const { lastEventId, workspaceId } = await client.getSession(sessionId);
+  const { lastEventId, workspaceId } = await client.session(sessionId);
   const turnId = await startTurn(client, sessionId, typeof what === 'string' ? { message: what } : what);
   const cancelTurn = (): Promise<void> =>
     client.cancelTurn(sessionId, turnId).catch((error: unknown) => {

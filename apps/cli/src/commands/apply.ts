@@ -47,7 +47,7 @@ export function applyCommand(ctx: CliContext): Command {
       const folder = options.dir ? resolve(ctx.cwd, options.dir) : await folders.folderOf(workspaceId);
       if (!folder) throw new UsageError(`this machine did not upload ${workspaceId}, so the folder is unknown: pass --dir <folder>`);
       if (!(await stat(folder).catch(() => undefined))?.isDirectory()) throw new UsageError(`not a folder: ${folder}`);
-      const patch = await client.workspacePatch(workspaceId);
+      const patch = await client.patch(workspaceId);
       report(ctx, await applyPatch(new GitCli(folder), patch, options), folder, workspaceId);
     });
 }
@@ -55,7 +55,7 @@ export function applyCommand(ctx: CliContext): Command {
 /** The workspace named (directly, or by a session on it), or the one uploaded last from the folder. */
 async function workspaceOf(ctx: CliContext, client: ApiClient, folders: WorkspaceFolders, id: string | undefined, dir: string | undefined): Promise<string> {
   if (id?.startsWith('ws_')) return id;
-  if (id) return (await client.getSession(id)).workspaceId;
+  if (id) return (await client.session(id)).workspaceId;
   const folder = resolve(ctx.cwd, dir ?? '.');
   const latest = await folders.latestFrom(folder);
   if (!latest) throw new UsageError(`no workspace was uploaded from ${folder} on this machine: name a session or workspace (see \`weft sessions\`)`);

@@ -23,7 +23,7 @@ export function chainCommand(ctx: CliContext): Command {
       if (!options.list && !name) throw new UsageError('name the chain to run, or pass --list');
       if (options.list) {
         // The session's workspace, or the one --workspace or the folder names: no session is made to list.
-        const chains = options.session ? await client.listChains(options.session) : await client.listWorkspaceChains(await openWorkspace(ctx, client, options));
+        const chains = options.session ? await client.chains(options.session) : await client.listWorkspaceChains(await openWorkspace(ctx, client, options));
         for (const chain of chains) {
           if ('error' in chain) ctx.stdout.write(`${chain.name}  ${chain.error}\n`);
           else ctx.stdout.write(`${chain.name}  ${Object.keys(chain.inputs).map((key) => `${key}=…`).join(' ')}  ${chain.description ?? ''}\n`);

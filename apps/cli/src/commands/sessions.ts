@@ -15,7 +15,7 @@ export function sessionsCommand(ctx: CliContext): Command {
     .description('your sessions, most recently active first: id, title (or first prompt), model, workspace, last activity (UTC)')
     .action(async () => {
       const client = await connect(ctx);
-      const [list, workspaces] = await Promise.all([client.listSessions(), client.listWorkspaces()]);
+      const [list, workspaces] = await Promise.all([client.sessions(), client.workspaces()]);
       const c = outColors(ctx);
       if (list.length === 0) return void ctx.stdout.write(c.dim('no sessions: start one with weft run or weft chat\n'));
       const columns = [{ header: 'id' }, { header: 'title' }, { header: 'model' }, { header: 'workspace' }, { header: 'last activity' }];
@@ -39,7 +39,7 @@ export function sessionsCommand(ctx: CliContext): Command {
     .action(async (id: string, options: { yes?: boolean }) => {
       const client = await connect(ctx);
       if (!options.yes) {
-        const session = (await client.listSessions()).find((s) => s.id === id);
+        const session = (await client.sessions()).find((s) => s.id === id);
         const label = session ? ` (${labelOf(session)})` : '';
         if (!(await confirm(ctx, `delete session ${id}${label} with its history?`))) throw new RefusedError('not deleted (pass --yes to delete without asking)');
       }

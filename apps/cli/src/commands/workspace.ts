@@ -13,7 +13,7 @@ export function workspaceCommand(ctx: CliContext): Command {
     .command('list')
     .description('your workspaces, newest first, with their size and when a session last used them (UTC)')
     .action(async () => {
-      const workspaces = await (await connect(ctx)).listWorkspaces();
+      const workspaces = await (await connect(ctx)).workspaces();
       const c = outColors(ctx);
       if (workspaces.length === 0) {
         ctx.stdout.write(c.dim('no workspaces\n'));

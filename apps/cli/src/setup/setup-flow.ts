@@ -140,7 +140,7 @@ export class SetupFlow {
 
   private async checkModels(client: ApiClient): Promise<ModelInfo[]> {
     try {
-      const { models } = await this.reporter.during('listing the models', () => client.listModels());
+      const models = await this.reporter.during('listing the models', () => client.models());
       if (models.length === 0) {
         this.record({ check: 'models', status: 'fail', text: 'the gateway offers no models', hint: 'as the admin, pull one: weft admin models pull <hf:owner/repo/file.gguf | URL> (docs/models.md)' });
         return [];

@@ -29,7 +29,7 @@ export async function followSession(
     onState({ status: 'connecting' });
     let reason = 'the connection closed';
     try {
-      const response = await api.events(sessionId, lastEventId, signal);
+      const response = await api.events(sessionId, lastEventId ?? undefined, signal);
       if (!response.body) throw new ApiError(response.status, 'WEB.NO_STREAM', 'The gateway sent no event stream.');
       onState({ status: 'live' });
       failures = 0;

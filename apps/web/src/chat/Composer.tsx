@@ -16,7 +16,7 @@ export function Composer({ api, sessionId, busy }: { api: ApiClient; sessionId: 
     setSending(true);
     setError(null);
     try {
-      await api.postMessage(sessionId, content, plan ? 'plan' : 'chat');
+      await api.postMessage(sessionId, content, plan ? { mode: 'plan' } : {});
       setText('');
     } catch (err) {
       setError(err);

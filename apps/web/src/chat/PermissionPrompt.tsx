@@ -17,7 +17,8 @@ export function PermissionPrompt({ api, sessionId, tool, ask }: { api: ApiClient
     setSending(decision);
     setError(null);
     try {
-      await api.answerPermission(sessionId, ask.requestId, decision, decision === 'deny' ? reason.trim() || undefined : undefined);
+      const why = decision === 'deny' ? reason.trim() : '';
+      await api.answerPermission(sessionId, ask.requestId, why ? { decision, reason: why } : { decision });
     } catch (err) {
       setSending(null);
       setError(err instanceof ApiError && err.status === 409 ? new Error('This question was already answered, expired, or its turn was cancelled.') : err);

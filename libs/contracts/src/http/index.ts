@@ -1,5 +1,6 @@
 /** The gateway's public HTTP API: route table, request and response schemas, the typed caller, OpenAPI. */
 export * from './api-caller';
+export * from './answers';
 export * from './api-routes';
 export * from './bodies';
 export * from './openapi';
@@ -10,3 +11,4 @@ export * from './session-bodies';
 export * from './sign-in';
 export * from './user-bodies';
 export * from './settings';
+export * from './weft-api';
