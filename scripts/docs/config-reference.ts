@@ -3,7 +3,8 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { gatewaySettingsSchema } from '../../apps/gateway/src/config';
 import { anthropicModelSchema, llamaModelSchema, openAiModelSchema, samplingDefaultsSchema } from '../../apps/inference/src/registry/models-config.schema';
-import { inferenceConfigSchema, sandboxConfigSchema, toolsConfigSchema } from '../../libs/config/src/apps';
+import { inferenceConfigSchema, toolsConfigSchema } from '../../libs/config/src/apps';
+import { sandboxConfigSchema } from '../../libs/config/src/sandbox';
 import { type ComposeInterpolation, composeEnvironment, composeInterpolations, describeComposeValue } from './compose-settings';
 import { SchemaComments } from './schema-comments';
 
@@ -15,7 +16,7 @@ const APPS = [
   { service: 'gateway', schema: gatewaySettingsSchema, variable: 'gatewaySettingsSchema', source: 'apps/gateway/src/config.ts' },
   { service: 'inference', schema: inferenceConfigSchema.out, variable: 'inferenceEnvSchema', source: 'libs/config/src/apps.ts' },
   { service: 'tools', schema: toolsConfigSchema, variable: 'toolsConfigSchema', source: 'libs/config/src/apps.ts' },
-  { service: 'sandbox', schema: sandboxConfigSchema, variable: 'sandboxEnvSchema', source: 'libs/config/src/apps.ts' },
+  { service: 'sandbox', schema: sandboxConfigSchema, variable: 'sandboxEnvSchema', source: 'libs/config/src/sandbox.ts' },
 ] as const;
 
 const MODELS_SCHEMA_SOURCE = 'apps/inference/src/registry/models-config.schema.ts';

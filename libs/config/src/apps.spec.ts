@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { gatewayConfigSchema, sandboxConfigSchema } from './apps';
+import { gatewayConfigSchema } from './apps';
+import { sandboxConfigSchema } from './sandbox';
 import { loadConfig } from './load-config';
 
 const gatewayEnv = { WEFT_ADMIN_TOKEN: 'admin-token-0123456789' };

@@ -1,8 +1,5 @@
 export { ConfigError, loadConfig } from './load-config';
-export {
-  gatewayConfigSchema,
-  inferenceConfigSchema,
-  sandboxConfigSchema,
-  toolsConfigSchema,
-} from './apps';
-export type { GatewayConfig, InferenceConfig, SandboxConfig, ToolsConfig } from './apps';
+export { gatewayConfigSchema, inferenceConfigSchema, toolsConfigSchema } from './apps';
+export type { GatewayConfig, InferenceConfig, ToolsConfig } from './apps';
+export { sandboxConfigSchema } from './sandbox';
+export type { SandboxConfig } from './sandbox';
