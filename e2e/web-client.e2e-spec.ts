@@ -3,14 +3,13 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import type { StoredSessionEvent } from '@weft/contracts';
-import { createParser } from 'eventsource-parser';
 import { zipSync } from 'fflate';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newUserKey } from './support/api';
 import { accessibilityViolations, eventually, launchChromium, textOf } from './support/browser';
 import { gatewayUrl } from './support/stack';
+import { readTurns } from './support/turns';
 
 /**
  * The web client (apps/web) in a real browser: Debian's Chromium driven by playwright-core,
@@ -47,33 +46,6 @@ async function project(): Promise<string> {
   await git(dir, 'add', '.');
   await git(dir, 'commit', '-qm', 'start');
   return dir;
-}
-
-/** The session's whole log as the API streams it, up to the end of its `turns`-th turn. */
-async function sessionLog(sessionId: string, turns = 1): Promise<StoredSessionEvent[]> {
-  const controller = new AbortController();
-  const res = await fetch(`${gatewayUrl}/v1/sessions/${sessionId}/events`, {
-    headers: { authorization: `Bearer ${key}` },
-    signal: AbortSignal.any([controller.signal, AbortSignal.timeout(30_000)]),
-  });
-  const events: StoredSessionEvent[] = [];
-  let ended = 0;
-  const parser = createParser({
-    onEvent: (m) => {
-      const event = JSON.parse(m.data) as StoredSessionEvent;
-      events.push({ ...event, id: m.id ?? '' });
-      if (event.type === 'turn.completed' || event.type === 'turn.failed' || event.type === 'turn.cancelled') ended += 1;
-    },
-  });
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  while (ended < turns) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    parser.feed(decoder.decode(value, { stream: true }));
-  }
-  controller.abort();
-  return events;
 }
 
 const STORED_KEY = "localStorage.getItem('weft.apiKey')";
@@ -185,7 +157,7 @@ describe('the web client in Chromium, served by the gateway', () => {
     await expect.poll(() => page.getByRole('button', { name: /Cancel turn/ }).count(), eventually).toBe(0);
 
     // Every event of the log once: the page applied as many as the API streams, one card per call.
-    const log = await sessionLog(sessionId);
+    const log = await readTurns(key, sessionId);
     expect(log.at(-1)?.type).toBe('turn.completed');
     const timeline = page.getByRole('list', { name: 'Conversation' });
     await expect.poll(() => timeline.getAttribute('data-applied-events'), eventually).toBe(String(log.length));
@@ -266,7 +238,7 @@ describe('the web client in Chromium, served by the gateway', () => {
     await page.getByRole('button', { name: 'Cancel turn' }).click();
     await page.getByText('The turn was cancelled.').waitFor();
     await expect.poll(() => page.getByRole('button', { name: /Cancel turn/ }).count(), eventually).toBe(0);
-    const log = await sessionLog(sessionId);
+    const log = await readTurns(key, sessionId);
     expect(log.at(-1)?.type).toBe('turn.cancelled');
     const timeline = page.getByRole('list', { name: 'Conversation' });
     await expect.poll(() => timeline.getAttribute('data-applied-events'), eventually).toBe(String(log.length));
@@ -369,7 +341,7 @@ describe('the web client in Chromium, served by the gateway', () => {
     await shot('plan-notes-chains');
 
     // Both tabs applied every event of both turns once.
-    const log = await sessionLog(sessionId, 2);
+    const log = await readTurns(key, sessionId, 2);
     expect(log.filter((e) => e.type === 'turn.completed')).toHaveLength(2);
     for (const tab of [page, second]) {
       const timeline = tab.getByRole('list', { name: 'Conversation' });

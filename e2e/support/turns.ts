@@ -149,6 +149,31 @@ export async function readLog(key: string, sessionId: string, untilId: string): 
   return events;
 }
 
+/** A session's stored log from the start to the end of its `turns`-th turn (what came within 30 s). */
+export async function readTurns(key: string, sessionId: string, turns = 1): Promise<StoredSessionEvent[]> {
+  const events: StoredSessionEvent[] = [];
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), 30_000);
+  let ended = 0;
+  try {
+    await readStream(
+      key,
+      sessionId,
+      '0-0',
+      (event) => {
+        events.push(event);
+        if (TERMINAL.has(event.type) && ++ended >= turns) controller.abort();
+      },
+      controller.signal,
+    );
+  } catch (error) {
+    if (!controller.signal.aborted) throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+  return events;
+}
+
 /** Orders stream ids (`<ms>-<seq>`). */
 export function compareIds(a: string, b: string): number {
   const [am = 0, as = 0] = a.split('-').map(Number);
