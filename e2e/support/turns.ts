@@ -124,8 +124,8 @@ export async function readStream(
   }
 }
 
-/** The whole log of a session as stored, read back over SSE from the start up to `untilId`. */
-export async function readLog(key: string, sessionId: string, untilId: string): Promise<StoredSessionEvent[]> {
+/** A session's stored log read over SSE from the start, until `done` says so or 30 s have passed. */
+async function readFromStart(key: string, sessionId: string, done: (event: StoredSessionEvent) => boolean): Promise<StoredSessionEvent[]> {
   const events: StoredSessionEvent[] = [];
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), 30_000);
@@ -136,7 +136,7 @@ export async function readLog(key: string, sessionId: string, untilId: string): 
       '0-0',
       (event) => {
         events.push(event);
-        if (event.id === untilId) controller.abort();
+        if (done(event)) controller.abort();
       },
       controller.signal,
     );
@@ -145,33 +145,20 @@ export async function readLog(key: string, sessionId: string, untilId: string): 
   } finally {
     clearTimeout(timer);
   }
+  return events;
+}
+
+/** The whole log of a session as stored, up to `untilId`. */
+export async function readLog(key: string, sessionId: string, untilId: string): Promise<StoredSessionEvent[]> {
+  const events = await readFromStart(key, sessionId, (event) => event.id === untilId);
   if (events.at(-1)?.id !== untilId) throw new Error(`the log of ${sessionId} ends at ${events.at(-1)?.id}, not ${untilId}`);
   return events;
 }
 
-/** A session's stored log from the start to the end of its `turns`-th turn (what came within 30 s). */
-export async function readTurns(key: string, sessionId: string, turns = 1): Promise<StoredSessionEvent[]> {
-  const events: StoredSessionEvent[] = [];
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), 30_000);
+/** A session's stored log up to the end of its `turns`-th turn (what came within 30 s). */
+export function readTurns(key: string, sessionId: string, turns = 1): Promise<StoredSessionEvent[]> {
   let ended = 0;
-  try {
-    await readStream(
-      key,
-      sessionId,
-      '0-0',
-      (event) => {
-        events.push(event);
-        if (TERMINAL.has(event.type) && ++ended >= turns) controller.abort();
-      },
-      controller.signal,
-    );
-  } catch (error) {
-    if (!controller.signal.aborted) throw error;
-  } finally {
-    clearTimeout(timer);
-  }
-  return events;
+  return readFromStart(key, sessionId, (event) => TERMINAL.has(event.type) && ++ended >= turns);
 }
 
 /** Orders stream ids (`<ms>-<seq>`). */
