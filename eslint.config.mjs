@@ -58,8 +58,8 @@ export default tseslint.config(
     rules: { 'react-hooks/rules-of-hooks': 'error', 'react-hooks/exhaustive-deps': 'error' },
   },
   {
-    // Tests may import the shared test helpers in test/support, which belong to no project.
-    files: ['**/*.spec.ts', '**/*.int-spec.ts', 'e2e/**/*.ts', 'test/**/*.ts', '*/*/src/test/**/*.ts'],
+    // Tests and their helpers (src/test, src/testing: kept out of the build) may import the shared test helpers in test/support, which belong to no project.
+    files: ['**/*.spec.ts', '**/*.int-spec.ts', 'e2e/**/*.ts', 'test/**/*.ts', '*/*/src/test/**/*.ts', '*/*/src/testing/**/*.ts'],
     rules: { '@nx/enforce-module-boundaries': 'off' },
   },
   ...noOtherAppsSource,

@@ -2,11 +2,10 @@ import { createHash } from 'node:crypto';
 import { access, lstat, mkdir, readdir, readFile, readlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ErrorCode, type ExecRequest } from '@weft/contracts';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startNats, type StartedService } from '../../../../test/support/containers';
-import { expectHealthy, hostProcessesWith, uniqueToken, waitFor } from '../testing/attack-helpers';
-import { removeTestVolumes, runKinds, testOwners } from '../testing/run-kinds';
-import { startSandboxHarness, type SandboxHarness } from '../testing/sandbox-harness';
+import { describe, expect, it } from 'vitest';
+import { hostProcessesWith, uniqueToken, waitFor } from '../testing/attack-helpers';
+import { testOwners } from '../testing/run-kinds';
+import { attackSuite } from '../testing/attack-suite';
 
 const exists = (path: string) => access(path).then(
   () => true,
@@ -15,25 +14,12 @@ const exists = (path: string) => access(path).then(
 const sha256 = async (path: string) => createHash('sha256').update(await readFile(path)).digest('hex');
 
 describe('attack: isolation between runs and sessions', () => {
-  let nats: StartedService;
-  let sandbox: SandboxHarness;
-  const kinds = runKinds(() => sandbox);
-
-  beforeAll(async () => {
-    nats = await startNats();
-    sandbox = await startSandboxHarness(nats.url);
-    await sandbox.pool.whenFull();
-  });
-  afterEach(() => Promise.all([...kinds.map((runs) => runs.release()), expectHealthy(sandbox)]));
-  afterAll(async () => {
-    if (sandbox) await removeTestVolumes(sandbox);
-    await sandbox?.close();
-    await nats?.stop();
-  });
+  const suite = attackSuite();
+  const { kinds } = suite;
 
   describe.each(kinds)('in $title', (runs) => {
     it("a file written in one run is absent from someone else's next run, warm or cold", async () => {
-      const workspaceId = await sandbox.newWorkspace();
+      const workspaceId = await suite.sandbox.newWorkspace();
       const write = 'echo secret > /tmp/left-behind; hostname';
       const read = 'ls -A /tmp; test -e /tmp/left-behind && echo KEPT; hostname';
       // Someone else: the next throwaway run; for sessions, another of the user's, and another user's.
@@ -67,8 +53,8 @@ describe('attack: isolation between runs and sessions', () => {
     });
 
     it('a symlink to /etc/passwd left in the workspace stays a link, and the host file is untouched', async () => {
-      const workspaceId = await sandbox.newWorkspace();
-      const workspace = join(sandbox.root, workspaceId);
+      const workspaceId = await suite.sandbox.newWorkspace();
+      const workspace = join(suite.sandbox.root, workspaceId);
       const before = await sha256('/etc/passwd');
       const command = [
         'ln -s /etc/passwd passwd-link',
@@ -96,8 +82,8 @@ describe('attack: isolation between runs and sessions', () => {
     });
 
     it('cannot write .weft/, directly, through a link, or by moving or replacing it', async () => {
-      const workspaceId = await sandbox.newWorkspace();
-      const weft = join(sandbox.root, workspaceId, '.weft');
+      const workspaceId = await suite.sandbox.newWorkspace();
+      const weft = join(suite.sandbox.root, workspaceId, '.weft');
       const settings = '{ "sandboxImage": "dev" }';
       await mkdir(weft);
       await writeFile(join(weft, 'settings.json'), settings);
@@ -126,8 +112,8 @@ describe('attack: isolation between runs and sessions', () => {
       const token = uniqueToken();
       // For sessions: two of one user's, who share the most (a package cache, a proxy network).
       const neighbour = runs.neighbour();
-      const [a, b] = [await sandbox.newWorkspace(), await sandbox.newWorkspace()];
-      const at = (workspaceId: string, file: string) => join(sandbox.root, workspaceId, file);
+      const [a, b] = [await suite.sandbox.newWorkspace(), await suite.sandbox.newWorkspace()];
+      const at = (workspaceId: string, file: string) => join(suite.sandbox.root, workspaceId, file);
       await writeFile(at(a, 'only-in-a'), 'a');
       await writeFile(at(b, 'only-in-b'), 'b');
       // Each run holds a marker process, then waits for the test so both are alive at once.
@@ -139,7 +125,7 @@ describe('attack: isolation between runs and sessions', () => {
           'echo "PS: $(ps -eo args= | tr "\\n" "|")"',
           // A session's writable workspace has a .weft/ the worker made.
           `echo "FILES: $(ls -A /workspace | grep -vx .weft | tr "\\n" " ")"`,
-          `test -e ${join(sandbox.root, other)} && echo "SEES ${other}"`,
+          `test -e ${join(suite.sandbox.root, other)} && echo "SEES ${other}"`,
           `test -e /workspace/only-in-${other === a ? 'a' : 'b'} && echo "SEES OTHER FILE"`,
           'touch listed',
           'while [ ! -e finish ]; do sleep 0.02; done',

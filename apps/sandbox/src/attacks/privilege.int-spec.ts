@@ -1,8 +1,5 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startNats, type StartedService } from '../../../../test/support/containers';
-import { expectHealthy } from '../testing/attack-helpers';
-import { removeTestVolumes, runKinds } from '../testing/run-kinds';
-import { startSandboxHarness, type SandboxHarness } from '../testing/sandbox-harness';
+import { describe, expect, it } from 'vitest';
+import { attackSuite } from '../testing/attack-suite';
 
 /** `/proc/self/status` lines as a record. */
 function statusFields(text: string): Record<string, string> {
@@ -15,27 +12,14 @@ function statusFields(text: string): Record<string, string> {
 }
 
 describe('attack: privileges and escapes', () => {
-  let nats: StartedService;
-  let sandbox: SandboxHarness;
-  const kinds = runKinds(() => sandbox);
-
-  beforeAll(async () => {
-    nats = await startNats();
-    sandbox = await startSandboxHarness(nats.url);
-    await sandbox.pool.whenFull();
-  });
-  afterEach(() => Promise.all([...kinds.map((runs) => runs.release()), expectHealthy(sandbox)]));
-  afterAll(async () => {
-    if (sandbox) await removeTestVolumes(sandbox);
-    await sandbox?.close();
-    await nats?.stop();
-  });
+  const suite = attackSuite();
+  const { kinds } = suite;
 
   describe.each(kinds)('in $title', (runs) => {
     const bash = (code: string) => runs.exec({ mode: 'code', language: 'bash', code });
 
     it('runs as uid 10001 with every capability set empty, no new privileges and a seccomp filter, as does its first process', async () => {
-      const workspaceId = await sandbox.newWorkspace();
+      const workspaceId = await suite.sandbox.newWorkspace();
       // pid 1: the runner, the command itself, or a session's init (its command server's parent).
       const probe = 'id -u; id -G; for p in self 1; do echo "-- $p"; grep -E "^(Uid|Cap|NoNewPrivs|Seccomp)" /proc/$p/status; done';
       // Cold (with a workspace) and warm (pooled) runs are confined alike.
@@ -62,7 +46,7 @@ describe('attack: privileges and escapes', () => {
     });
 
     it("keeps the engine's default seccomp profile, drops every capability and marks /proc's dangerous files read-only", async () => {
-      const info = await sandbox.docker.getContainer(await runs.containerId()).inspect();
+      const info = await suite.sandbox.docker.getContainer(await runs.containerId()).inspect();
       expect(info.Config.User).toBe('10001:10001');
       expect(info.HostConfig).toMatchObject({ CapDrop: ['ALL'], Privileged: false, ReadonlyRootfs: true });
       expect(info.HostConfig.CapAdd ?? []).toEqual([]);

@@ -1,28 +1,15 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startNats, type StartedService } from '../../../../test/support/containers';
-import { expectHealthy, hostProcessesWith, uniqueToken, waitFor } from '../testing/attack-helpers';
-import { removeTestVolumes, runKinds } from '../testing/run-kinds';
-import { HarnessLimits, startSandboxHarness, type SandboxHarness } from '../testing/sandbox-harness';
+import { describe, expect, it } from 'vitest';
+import { hostProcessesWith, uniqueToken, waitFor } from '../testing/attack-helpers';
+import { HarnessLimits } from '../testing/sandbox-harness';
+import { attackSuite } from '../testing/attack-suite';
 
 const MIB = 1024 * 1024;
 
 describe('attack: resource bombs', () => {
-  let nats: StartedService;
-  let sandbox: SandboxHarness;
-  const kinds = runKinds(() => sandbox);
-
-  beforeAll(async () => {
-    nats = await startNats();
-    sandbox = await startSandboxHarness(nats.url);
-  });
-  afterEach(() => Promise.all([...kinds.map((runs) => runs.release()), expectHealthy(sandbox)]));
-  afterAll(async () => {
-    if (sandbox) await removeTestVolumes(sandbox);
-    await sandbox?.close();
-    await nats?.stop();
-  });
+  const suite = attackSuite({ fillPool: false });
+  const { kinds } = suite;
 
   describe.each(kinds)('in $title', (runs) => {
     it('a fork loop stops at the pids limit', async () => {
@@ -92,12 +79,12 @@ describe('attack: resource bombs', () => {
     });
 
     it('one huge file in a writable workspace stops at the fsize limit and the error is reported', async () => {
-      const workspaceId = await sandbox.newWorkspace();
+      const workspaceId = await suite.sandbox.newWorkspace();
       const command = 'head -c 64M /dev/zero > big';
       const result = await runs.exec({ mode: 'command', workspaceId, command, writable: true });
       expect(result.exitCode).toBe(128 + 25); // SIGXFSZ
       expect(result.stderr).toContain('File size limit exceeded');
-      const { size } = await stat(join(sandbox.root, workspaceId, 'big'));
+      const { size } = await stat(join(suite.sandbox.root, workspaceId, 'big'));
       expect(size).toBeLessThanOrEqual(HarnessLimits.fileMaxMb * MIB);
       await runs.expectNextRunWorks();
     });
@@ -135,7 +122,7 @@ describe('attack: resource bombs', () => {
 
     it('background and detached processes die with a run that exits normally', async () => {
       const token = uniqueToken();
-      const workspaceId = await sandbox.newWorkspace();
+      const workspaceId = await suite.sandbox.newWorkspace();
       // It waits until the daemon has its own session (its sid is its pid), out of the run's group.
       const detached = `until [ "$(ps -o sid= -p $! | tr -d ' ')" = "$!" ]; do sleep 0.01; done`;
       const command = `(sleep 4301.${token} &); setsid sleep 4302.${token} & disown; ${detached}; echo left`;
