@@ -1,15 +1,12 @@
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { INestMicroservice } from '@nestjs/common';
-import { loadConfig, toolsConfigSchema } from '@weft/config';
 import type { StoredSessionEvent } from '@weft/contracts';
-import { createLogger } from '@weft/logging';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type GatewayUnderTest, startGatewayUnderTest, ScriptedModelModule, type ScriptStep, requestsOf, script, scriptedWorld, type SessionFixture, sessionApi, startToolsWorker } from '../../../test/support/app-harnesses';
-import { buildCli, startWeft, weft } from './testing/built-cli';
+import { describe, expect, it } from 'vitest';
+import { type ScriptStep, requestsOf, script, scriptedWorld, type SessionFixture } from '../../../test/support/app-harnesses';
+import { startWeft, weft } from './testing/built-cli';
+import { cliStack } from './testing/cli-stack';
 
 /**
  * What a developer does every day with the built `weft`, against the real gateway (in-process, on
@@ -18,13 +15,6 @@ import { buildCli, startWeft, weft } from './testing/built-cli';
  * with no terminal, and Ctrl-C during a turn.
  */
 const run = promisify(execFile);
-let gateway: GatewayUnderTest;
-let tools: INestMicroservice;
-let workspaces: string;
-let client: ReturnType<typeof sessionApi>;
-let home: string;
-/** User names are unique per gateway: one per test. */
-let testId = 0;
 
 const cells = (line: string | undefined) => (line ?? '').trim().split(/\s{2,}/);
 const lineWith = (text: string, needle: string) => text.split('\n').find((line) => line.includes(needle));
@@ -32,7 +22,7 @@ const today = () => new Date().toISOString().slice(0, 10);
 const write = (path: string, content: string) => ({ name: 'write_file', arguments: { path, content } });
 
 function env(f: { key: string }): Record<string, string> {
-  return { XDG_CONFIG_HOME: join(home, 'config'), HOME: home, WEFT_URL: gateway.base, WEFT_KEY: f.key };
+  return { XDG_CONFIG_HOME: join(stack.home, 'config'), HOME: stack.home, WEFT_URL: stack.gateway.base, WEFT_KEY: f.key };
 }
 
 async function git(dir: string, ...args: string[]): Promise<string> {
@@ -42,7 +32,7 @@ async function git(dir: string, ...args: string[]): Promise<string> {
 
 /** A folder holding `files`; committed to a fresh repository unless `repo` is false. */
 async function folder(name: string, files: Record<string, string>, repo = true): Promise<string> {
-  const dir = join(home, name);
+  const dir = join(stack.home, name);
   for (const [path, content] of Object.entries(files)) {
     await mkdir(join(dir, path, '..'), { recursive: true });
     await writeFile(join(dir, path), content);
@@ -60,14 +50,14 @@ async function pushedSession(f: SessionFixture, dir: string, steps: ScriptStep[]
   const pushed = await weft(['workspace', 'push', dir], env(f));
   expect(pushed.code, pushed.stderr).toBe(0);
   const workspaceId = pushed.stdout.trim();
-  const created = await client.api('POST', '/v1/sessions', f.key, { workspaceId, model: 'tiny' });
+  const created = await stack.client.api('POST', '/v1/sessions', f.key, { workspaceId, model: 'tiny' });
   const sessionId = String(created.json.id);
   script(sessionId, steps);
   return { workspaceId, sessionId };
 }
 
 async function events(f: { key: string }, sessionId: string): Promise<StoredSessionEvent[]> {
-  const exported = await client.api('GET', `/v1/sessions/${sessionId}/export?format=jsonl`, f.key);
+  const exported = await stack.client.api('GET', `/v1/sessions/${sessionId}/export?format=jsonl`, f.key);
   return exported.text
     .trim()
     .split('\n')
@@ -75,32 +65,14 @@ async function events(f: { key: string }, sessionId: string): Promise<StoredSess
     .flatMap((line) => (line.event ? [line.event] : []));
 }
 
-beforeAll(async () => {
-  [gateway] = await Promise.all([startGatewayUnderTest(ScriptedModelModule, { INFERENCE_TIMEOUT_MS: '20000' }), buildCli()]);
-  workspaces = await mkdtemp(join(tmpdir(), 'weft-cli-daily-ws-'));
-  const config = loadConfig(toolsConfigSchema, { NATS_URL: gateway.natsUrl, WORKSPACES_DIR: workspaces, LOG_LEVEL: 'silent' });
-  tools = await startToolsWorker(config, createLogger('tools', 'silent'));
-  client = sessionApi(gateway.base);
-});
-
-afterAll(async () => {
-  await tools?.close();
-  await gateway?.stop();
-  await rm(workspaces, { recursive: true, force: true });
-});
-
-beforeEach(async (context) => {
-  testId++;
-  home = await mkdtemp(join(tmpdir(), 'weft-cli-daily-'));
-  context.onTestFinished(() => rm(home, { recursive: true, force: true }));
-});
+const stack = cliStack('weft-cli-daily');
 
 describe('weft sessions', () => {
   it('lists sessions by last activity with title or first prompt, model, workspace; renames and deletes them', async () => {
-    const f = await client.fixture(`sessions-${testId}`);
+    const f = await stack.client.fixture(`sessions-${stack.testId}`);
     const ran = await weft(['run', 'Summarise   the project', '--session', f.sessionId], env(f));
     expect(ran.code, ran.stderr).toBe(0);
-    const second = String((await client.api('POST', '/v1/sessions', f.key, { workspaceId: f.workspaceId, model: 'tiny' })).json.id);
+    const second = String((await stack.client.api('POST', '/v1/sessions', f.key, { workspaceId: f.workspaceId, model: 'tiny' })).json.id);
 
     const listed = await weft(['sessions'], env(f));
     expect(listed.code, listed.stderr).toBe(0);
@@ -133,19 +105,19 @@ describe('weft sessions', () => {
   });
 
   it('refuses to delete a session while its turn runs, saying to cancel it first', async () => {
-    const f = await client.fixture(`sessions-busy-${testId}`);
+    const f = await stack.client.fixture(`sessions-busy-${stack.testId}`);
     script(f.sessionId, [{ text: 'thinking', hang: true }]);
-    const { json } = await client.start(f, '/messages', { content: 'think' });
+    const { json } = await stack.client.start(f, '/messages', { content: 'think' });
     const refused = await weft(['sessions', 'delete', f.sessionId, '--yes'], env(f));
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('cancel it first (AGENT.TURN_IN_PROGRESS)');
-    await client.api('POST', `/v1/sessions/${f.sessionId}/turns/${String(json.turnId)}/cancel`, f.key);
+    await stack.client.api('POST', `/v1/sessions/${f.sessionId}/turns/${String(json.turnId)}/cancel`, f.key);
   });
 });
 
 describe('weft export', () => {
   it('prints the session as Markdown, or writes it as JSONL to a file', async () => {
-    const f = await client.fixture(`export-${testId}`);
+    const f = await stack.client.fixture(`export-${stack.testId}`);
     script(f.sessionId, [{ calls: [write('a.txt', 'x\n')] }, { text: 'Wrote a.txt.' }]);
     expect((await weft(['run', 'Create a.txt', '--session', f.sessionId, '--yes'], env(f))).code).toBe(0);
 
@@ -155,8 +127,8 @@ describe('weft export', () => {
     expect(markdown.stdout).toContain('**Tool call** `write_file`');
     expect(markdown.stdout).toContain('Wrote a.txt.');
 
-    const file = join(home, 'out', 'session.jsonl');
-    await mkdir(join(home, 'out'));
+    const file = join(stack.home, 'out', 'session.jsonl');
+    await mkdir(join(stack.home, 'out'));
     const jsonl = await weft(['export', f.sessionId, '--format', 'jsonl', '-o', file], env(f));
     expect(jsonl.code, jsonl.stderr).toBe(0);
     expect(jsonl.stdout).toBe('');
@@ -173,7 +145,7 @@ describe('weft export', () => {
 
 describe('weft apply', () => {
   it("says after the turn which files changed, then writes them into the folder's git checkout, refusing while it is dirty", async () => {
-    const f = await client.fixture(`apply-${testId}`);
+    const f = await stack.client.fixture(`apply-${stack.testId}`);
     const dir = await folder('project', { 'a.txt': 'hello\n', 'src/app.py': 'print("hi")\n' });
     const { sessionId } = await pushedSession(f, dir, [{ calls: [write('a.txt', 'hello, world\n'), write('docs/notes.md', '# Notes\n')] }, { text: 'Done.' }]);
     const ran = await weft(['run', 'greet the world', '--session', sessionId, '--yes'], env(f), undefined, { cwd: dir });
@@ -200,13 +172,13 @@ describe('weft apply', () => {
     expect(await readFile(join(dir, 'docs/notes.md'), 'utf8')).toBe('# Notes\n');
     expect((await git(dir, 'status', '--porcelain')).split('\n').filter(Boolean).sort()).toEqual([' M a.txt', '?? docs/']);
 
-    const twice = await weft(['apply', sessionId, '--force'], env(f), undefined, { cwd: home });
+    const twice = await weft(['apply', sessionId, '--force'], env(f), undefined, { cwd: stack.home });
     expect(twice.code, twice.stderr).toBe(0);
     expect(twice.stderr).toContain(`are already in ${dir}`);
   });
 
   it('applies in a subfolder of a repository, where git apply alone would skip every file', async () => {
-    const f = await client.fixture(`apply-sub-${testId}`);
+    const f = await stack.client.fixture(`apply-sub-${stack.testId}`);
     const repo = await folder('mono', { 'services/api/main.go': 'package main\n', 'README.md': '# mono\n' });
     const dir = join(repo, 'services/api');
     const { sessionId } = await pushedSession(f, dir, [{ calls: [write('main.go', 'package main\n\nfunc main() {}\n')] }, { text: 'Done.' }]);
@@ -218,7 +190,7 @@ describe('weft apply', () => {
   });
 
   it('refuses changes that do not apply, writing nothing, and applies into another folder that is not a repository', async () => {
-    const f = await client.fixture(`apply-conflict-${testId}`);
+    const f = await stack.client.fixture(`apply-conflict-${stack.testId}`);
     const dir = await folder('plain', { 'a.txt': 'hello\n', 'b.txt': 'keep\n' }, false);
     const { sessionId, workspaceId } = await pushedSession(f, dir, [{ calls: [write('a.txt', 'hello, world\n'), write('c.txt', 'new\n')] }, { text: 'Done.' }]);
     expect((await weft(['run', 'change a', '--session', sessionId, '--yes'], env(f))).code).toBe(0);
@@ -238,15 +210,15 @@ describe('weft apply', () => {
     expect(await readFile(join(copy, 'a.txt'), 'utf8')).toBe('hello, world\n');
     expect(await readFile(join(copy, 'c.txt'), 'utf8')).toBe('new\n');
 
-    const unknown = await weft(['apply'], env(f), undefined, { cwd: home });
+    const unknown = await weft(['apply'], env(f), undefined, { cwd: stack.home });
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain(`error: no workspace was uploaded from ${home} on this machine`);
+    expect(unknown.stderr).toContain(`error: no workspace was uploaded from ${stack.home} on this machine`);
   });
 });
 
 describe('weft instructions', () => {
   it('shows, sets from text, a file or stdin, and clears the personal instructions', async () => {
-    const f = await client.fixture(`instructions-${testId}`);
+    const f = await stack.client.fixture(`instructions-${stack.testId}`);
     const none = await weft(['instructions'], env(f));
     expect(none.code, none.stderr).toBe(0);
     expect(none.stdout).toBe('');
@@ -257,10 +229,10 @@ describe('weft instructions', () => {
     expect(shown.stdout).toBe('Answer in French.\n');
     expect(shown.stderr).toMatch(new RegExp(`updated ${today()} \\d{2}:\\d{2} UTC`));
 
-    const file = join(home, 'weft.md');
+    const file = join(stack.home, 'weft.md');
     await writeFile(file, 'Run the tests.\nBe brief.\n');
     expect((await weft(['instructions', 'set', '--file', file], env(f))).code).toBe(0);
-    expect((await client.api('GET', '/v1/me/instructions', f.key)).json.content).toBe('Run the tests.\nBe brief.\n');
+    expect((await stack.client.api('GET', '/v1/me/instructions', f.key)).json.content).toBe('Run the tests.\nBe brief.\n');
     expect((await weft(['instructions', 'set', '--file', '-'], env(f), 'From stdin.')).code).toBe(0);
     expect((await weft(['instructions'], env(f))).stdout).toBe('From stdin.\n');
 
@@ -268,13 +240,13 @@ describe('weft instructions', () => {
     expect(empty.code).toBe(1);
     expect(empty.stderr).toContain('no instructions given: to remove them, use weft instructions clear');
     expect((await weft(['instructions', 'clear'], env(f))).code).toBe(0);
-    expect((await client.api('GET', '/v1/me/instructions', f.key)).json).toEqual({ content: '', updatedAt: null });
+    expect((await stack.client.api('GET', '/v1/me/instructions', f.key)).json).toEqual({ content: '', updatedAt: null });
   });
 });
 
 describe('a turn the user stops or cannot answer', () => {
   it('fails fast when the agent asks permission and input is not a terminal, cancelling the turn', async () => {
-    const f = await client.fixture(`unattended-${testId}`);
+    const f = await stack.client.fixture(`unattended-${stack.testId}`);
     script(f.sessionId, [{ calls: [write('a.txt', 'x\n')] }, { text: 'never' }]);
     const started = Date.now();
     const result = await weft(['run', 'write a.txt', '--session', f.sessionId], env(f));
@@ -283,12 +255,12 @@ describe('a turn the user stops or cannot answer', () => {
     expect(result.stderr).toContain('error: the agent asks permission for write_file: write a.txt, and no one can answer here (input is not a terminal), so the turn was cancelled');
     expect(Date.now() - started).toBeLessThan(20_000); // not PERMISSION_TIMEOUT_MS (5 minutes)
     await expect.poll(async () => (await events(f, f.sessionId)).at(-1)?.type).toBe('turn.cancelled');
-    expect((await client.api('GET', `/v1/sessions/${f.sessionId}`, f.key)).json.activeTurnId).toBeNull();
-    expect((await client.api('GET', `/v1/workspaces/${f.workspaceId}/patch`, f.key)).text).toBe('');
+    expect((await stack.client.api('GET', `/v1/sessions/${f.sessionId}`, f.key)).json.activeTurnId).toBeNull();
+    expect((await stack.client.api('GET', `/v1/workspaces/${f.workspaceId}/patch`, f.key)).text).toBe('');
   });
 
-  it('cancels the turn on the gateway on Ctrl-C in weft run, exits 130, and the session takes the next message', async () => {
-    const f = await client.fixture(`ctrl-c-${testId}`);
+  it('cancels the turn on the stack.gateway on Ctrl-C in weft run, exits 130, and the session takes the next message', async () => {
+    const f = await stack.client.fixture(`ctrl-c-${stack.testId}`);
     script(f.sessionId, [{ text: 'Let me think', hang: true }, { text: 'fresh answer' }]);
     const running = startWeft(['run', 'think hard', '--session', f.sessionId], env(f));
     await running.waitFor('Let me think');
@@ -308,7 +280,7 @@ describe('a turn the user stops or cannot answer', () => {
   });
 
   it('cancels a turn of weft chat on Ctrl-C and goes on; Ctrl-C at the prompt leaves', async () => {
-    const f = await client.fixture(`chat-ctrl-c-${testId}`);
+    const f = await stack.client.fixture(`chat-ctrl-c-${stack.testId}`);
     script(f.sessionId, [{ text: 'Pondering', hang: true }, { text: 'Here you are' }]);
     const chat = startWeft(['chat', '--session', f.sessionId], env(f));
     chat.child.stdin.write('ponder\n');

@@ -1,49 +1,21 @@
-import { mkdir, mkdtemp, rm, stat, unlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { INestMicroservice } from '@nestjs/common';
-import { loadConfig, toolsConfigSchema } from '@weft/config';
-import { createLogger } from '@weft/logging';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type GatewayUnderTest, startGatewayUnderTest, ScriptedModelModule, script, sessionApi, startToolsWorker } from '../../../test/support/app-harnesses';
-import { buildCli, weft } from './testing/built-cli';
+import { describe, expect, it } from 'vitest';
+import { script } from '../../../test/support/app-harnesses';
+import { weft } from './testing/built-cli';
+import { cliStack } from './testing/cli-stack';
 
 /**
  * `weft run` in a folder it uploaded before, with the built `weft` against the real gateway (on
  * real Redis and NATS) and the real tools worker holding the workspaces on disk: the second run
  * reuses the workspace and sends only what changed.
  */
-let gateway: GatewayUnderTest;
-let tools: INestMicroservice;
-let workspaces: string;
-let client: ReturnType<typeof sessionApi>;
-let home: string;
-let testId = 0;
+const stack = cliStack('weft-cli-sync');
 
-beforeAll(async () => {
-  [gateway] = await Promise.all([startGatewayUnderTest(ScriptedModelModule, { INFERENCE_TIMEOUT_MS: '20000' }), buildCli()]);
-  workspaces = await mkdtemp(join(tmpdir(), 'weft-cli-sync-ws-'));
-  const config = loadConfig(toolsConfigSchema, { NATS_URL: gateway.natsUrl, WORKSPACES_DIR: workspaces, LOG_LEVEL: 'silent' });
-  tools = await startToolsWorker(config, createLogger('tools', 'silent'));
-  client = sessionApi(gateway.base);
-});
-
-afterAll(async () => {
-  await tools?.close();
-  await gateway?.stop();
-  await rm(workspaces, { recursive: true, force: true });
-});
-
-beforeEach(async (context) => {
-  testId++;
-  home = await mkdtemp(join(tmpdir(), 'weft-cli-sync-'));
-  context.onTestFinished(() => rm(home, { recursive: true, force: true }));
-});
-
-const env = (key: string) => ({ XDG_CONFIG_HOME: join(home, 'config'), HOME: home, WEFT_URL: gateway.base, WEFT_KEY: key });
+const env = (key: string) => ({ XDG_CONFIG_HOME: join(stack.home, 'config'), HOME: stack.home, WEFT_URL: stack.gateway.base, WEFT_KEY: key });
 
 async function folder(files: Record<string, string>): Promise<string> {
-  const dir = join(home, 'project');
+  const dir = join(stack.home, 'project');
   for (const [path, content] of Object.entries(files)) {
     await mkdir(join(dir, path, '..'), { recursive: true });
     await writeFile(join(dir, path), content);
@@ -60,11 +32,11 @@ async function run(key: string, dir: string, ...extra: string[]): Promise<{ work
   return { workspaceId: workspaceId as string, stderr: result.stderr };
 }
 
-const inode = async (workspaceId: string, path: string) => (await stat(join(workspaces, workspaceId, path))).ino;
+const inode = async (workspaceId: string, path: string) => (await stat(join(stack.workspaces, workspaceId, path))).ino;
 
 describe('weft run in a folder it uploaded before', () => {
   it('reuses the workspace and sends only the changed file; says why when it makes a new one', async () => {
-    const f = await client.fixture(`sync-${testId}`);
+    const f = await stack.client.fixture(`sync-${stack.testId}`);
     const dir = await folder({ 'a.txt': 'one\n', 'src/b.ts': 'export const b = 1;\n', 'docs/c.md': '# c\n', 'node_modules/dep/index.js': '' });
 
     const first = await run(f.key, dir);
@@ -77,7 +49,7 @@ describe('weft run in a folder it uploaded before', () => {
     expect(second.workspaceId).toBe(first.workspaceId);
     expect(second.stderr).toContain(`workspace ${first.workspaceId}: sent 1 changed file, removed 0, 2 unchanged`);
     expect(second.stderr).not.toContain('uploading');
-    expect(await (await fetch(`${gateway.base}/v1/workspaces/${first.workspaceId}/files/a.txt`, { headers: { authorization: `Bearer ${f.key}` } })).text()).toBe('two\n');
+    expect(await (await fetch(`${stack.gateway.base}/v1/workspaces/${first.workspaceId}/files/a.txt`, { headers: { authorization: `Bearer ${f.key}` } })).text()).toBe('two\n');
     // The unchanged file was not sent again: the tools worker never rewrote it.
     expect(await inode(first.workspaceId, 'src/b.ts')).toBe(unchangedInode);
 
@@ -85,7 +57,7 @@ describe('weft run in a folder it uploaded before', () => {
     await writeFile(join(dir, 'new.txt'), 'new\n');
     const third = await run(f.key, dir);
     expect(third.stderr).toContain(`workspace ${first.workspaceId}: sent 1 changed file, removed 1, 2 unchanged`);
-    const listed = await client.api('GET', `/v1/workspaces/${first.workspaceId}/manifest`, f.key);
+    const listed = await stack.client.api('GET', `/v1/workspaces/${first.workspaceId}/manifest`, f.key);
     expect((listed.json.entries as Array<{ path: string }>).map((e) => e.path)).toEqual(['a.txt', 'docs', 'new.txt', 'src', 'src/b.ts']);
 
     const same = await weft(['workspace', 'sync', dir], env(f.key));
@@ -100,45 +72,45 @@ describe('weft run in a folder it uploaded before', () => {
     expect((await weft(['workspace', 'delete', fresh.workspaceId], env(f.key))).code).toBe(0);
     const afterDelete = await run(f.key, dir);
     expect(afterDelete.workspaceId).toBe(first.workspaceId);
-    expect((await client.api('DELETE', `/v1/workspaces/${first.workspaceId}`, f.key)).status).toBe(204);
+    expect((await stack.client.api('DELETE', `/v1/workspaces/${first.workspaceId}`, f.key)).status).toBe(204);
     const gone = await run(f.key, dir);
     expect(gone.workspaceId).not.toBe(first.workspaceId);
     expect(gone.stderr).toContain(`a new workspace: ${first.workspaceId}, which this folder was uploaded to, no longer exists`);
 
-    const stranger = await client.fixture(`sync-stranger-${testId}`);
+    const stranger = await stack.client.fixture(`sync-stranger-${stack.testId}`);
     const theirs = await run(stranger.key, dir);
     expect(theirs.workspaceId).not.toBe(gone.workspaceId);
     expect(theirs.stderr).toContain(`a new workspace: this folder's ${gone.workspaceId} belongs to another user`);
   });
 
   it("replaces the workspace's own changes with the folder's version and names them", async () => {
-    const f = await client.fixture(`sync-agent-${testId}`);
+    const f = await stack.client.fixture(`sync-agent-${stack.testId}`);
     const dir = await folder({ 'a.txt': 'one\n', 'b.txt': 'b\n' });
     const { workspaceId } = await run(f.key, dir);
     // What an agent wrote there and nobody applied here.
-    await writeFile(join(workspaces, workspaceId, 'a.txt'), 'the agent was here\n');
-    await writeFile(join(workspaces, workspaceId, 'scratch.txt'), 'agent notes\n');
+    await writeFile(join(stack.workspaces, workspaceId, 'a.txt'), 'the agent was here\n');
+    await writeFile(join(stack.workspaces, workspaceId, 'scratch.txt'), 'agent notes\n');
     const again = await run(f.key, dir);
     expect(again.stderr).toContain(`workspace ${workspaceId}: sent 1 changed file, removed 1, 1 unchanged`);
     expect(again.stderr).toContain("the folder's version replaced 2 paths changed in the workspace since the last upload: a.txt, scratch.txt");
   });
 
   it('uploads a new workspace, saying why, while a turn runs in the folder\'s workspace', async () => {
-    const f = await client.fixture(`sync-busy-${testId}`);
+    const f = await stack.client.fixture(`sync-busy-${stack.testId}`);
     const dir = await folder({ 'a.txt': 'one\n' });
     const { workspaceId } = await run(f.key, dir);
-    const sessionId = String((await client.api('POST', '/v1/sessions', f.key, { workspaceId, model: 'tiny' })).json.id);
+    const sessionId = String((await stack.client.api('POST', '/v1/sessions', f.key, { workspaceId, model: 'tiny' })).json.id);
     script(sessionId, [{ hang: true }]);
-    const before = String((await client.api('GET', `/v1/sessions/${sessionId}`, f.key)).json.lastEventId);
-    const turnId = String((await client.api('POST', `/v1/sessions/${sessionId}/messages`, f.key, { content: 'think' })).json.turnId);
+    const before = String((await stack.client.api('GET', `/v1/sessions/${sessionId}`, f.key)).json.lastEventId);
+    const turnId = String((await stack.client.api('POST', `/v1/sessions/${sessionId}/messages`, f.key, { content: 'think' })).json.turnId);
     try {
       await writeFile(join(dir, 'a.txt'), 'two\n');
       const busy = await run(f.key, dir);
       expect(busy.workspaceId).not.toBe(workspaceId);
       expect(busy.stderr).toContain(`as a new workspace: ${workspaceId} is busy: a turn is running in it (session ${sessionId})`);
     } finally {
-      await client.api('POST', `/v1/sessions/${sessionId}/turns/${turnId}/cancel`, f.key);
-      await client.follow({ ...f, sessionId }, before);
+      await stack.client.api('POST', `/v1/sessions/${sessionId}/turns/${turnId}/cancel`, f.key);
+      await stack.client.follow({ ...f, sessionId }, before);
     }
   });
 });
