@@ -60,6 +60,24 @@ async function sessionOn(name: string, files: Array<{ path: string; content: str
   return { ...f, workspaceId, sessionId: String(created.json.id) };
 }
 
+/**
+ * The session's MCP servers once none is still starting: the listing answers at once, a server
+ * `starting` while its container is made and it comes up (seconds on a loaded machine).
+ */
+async function startedServers(sessionId: string, key: string): Promise<Array<Record<string, unknown>>> {
+  let servers: Array<Record<string, unknown>> = [];
+  await expect
+    .poll(
+      async () => {
+        servers = (await client.api('GET', `/v1/sessions/${sessionId}/mcp`, key)).json.servers as Array<Record<string, unknown>>;
+        return servers.some((server) => server.state === 'starting');
+      },
+      { timeout: 60_000, interval: 250 },
+    )
+    .toBe(false);
+  return servers;
+}
+
 describe("a workspace's stdio MCP server", () => {
   it('runs a reference server from the npm registry (server-filesystem) in the sandbox, confined to the workspace', async () => {
     const mcpJson = { mcpServers: { fs: { command: 'node', args: ['.mcp/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js', '/workspace'] } } };
@@ -71,8 +89,7 @@ describe("a workspace's stdio MCP server", () => {
     await copyPackageClosure('@modelcontextprotocol/server-filesystem', join(dir, session.workspaceId, '.mcp'));
     // As an upload leaves it for the sandbox user (the tools worker here runs as root).
     await chmod(join(dir, session.workspaceId), 0o777);
-    const listed = await client.api('GET', `/v1/sessions/${session.sessionId}/mcp`, session.key);
-    const [fs] = listed.json.servers as Array<{ state: string; tools: Array<{ name: string }> }>;
+    const [fs] = (await startedServers(session.sessionId, session.key)) as Array<{ state: string; tools: Array<{ name: string }> }>;
     expect(fs?.state).toBe('ready');
     expect(fs?.tools.map((t) => t.name)).toEqual(expect.arrayContaining(['mcp__fs__read_text_file', 'mcp__fs__write_file', 'mcp__fs__list_directory']));
 
@@ -110,8 +127,7 @@ describe("a workspace's stdio MCP server", () => {
     const created = await client.api('POST', '/v1/sessions', f.key, { workspaceId, model: 'tiny', sandboxNetwork: 'none' });
     const session = { ...f, workspaceId, sessionId: String(created.json.id) };
 
-    const listed = await client.api('GET', `/v1/sessions/${session.sessionId}/mcp`, f.key);
-    expect(listed.json.servers).toEqual([
+    expect(await startedServers(session.sessionId, f.key)).toEqual([
       expect.objectContaining({ name: 'py', scope: 'workspace', transport: 'stdio', state: 'ready', tools: [expect.objectContaining({ name: 'mcp__py__whoami' }), expect.objectContaining({ name: 'mcp__py__crash' })] }),
     ]);
 
