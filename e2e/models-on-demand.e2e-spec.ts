@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LlamaRuntime } from '../apps/inference/src/llama/llama-runtime';
 import { estimateModelBytes } from '../apps/inference/src/llama/memory-estimate';
 import { llamaModelSchema } from '../apps/inference/src/registry/models-config.schema';
-import { admin, call, newUserKey } from './support/api';
+import { admin, call, followTurn, newUserKey } from './support/api';
 import { composeWith, gatewayUrl, stackEnv } from './support/stack';
 
 interface FleetModel {
@@ -148,5 +148,21 @@ describe('models on demand: three models on a worker whose memory budget fits tw
     const now = (await onDemandWorker())!;
     expect(loaded(now)).toEqual(['od-other', 'od-small']);
     expect((await ask('od-other')).status).toBe(200);
+  });
+
+  it("tells a session's turn that its model is loading before the reply streams", async () => {
+    expect(stateOf(await onDemandWorker(), 'od-medium')).toBe('unloaded');
+    const upload = await call<{ id: string }>('POST', '/v1/workspaces', key, {});
+    const session = await call<{ id: string }>('POST', '/v1/sessions', key, { workspaceId: upload.body.id, model: 'od-medium' });
+    expect(session.status).toBe(201);
+    const posted = await call<{ turnId: string }>('POST', `/v1/sessions/${session.body.id}/messages`, key, { content: 'Hello.' });
+    const events = await followTurn(key, session.body.id, posted.body.turnId);
+    const types = events.map((e) => e.type);
+    expect(types.at(-1)).toBe('turn.completed');
+    const loading = events.find((e) => e.type === 'model.loading');
+    expect(loading).toMatchObject({ model: 'od-medium', turnId: posted.body.turnId });
+    // Told before the model wrote anything.
+    const firstText = types.findIndex((t) => t === 'message.delta' || t === 'message.completed');
+    expect(types.indexOf('model.loading')).toBeLessThan(firstText);
   });
 });

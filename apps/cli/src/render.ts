@@ -135,6 +135,9 @@ export class TurnRenderer {
         this.streamedText = false;
         this.endLine();
         return this.line(event.isError ? this.c.red(`✗ step ${event.step} failed`) : this.c.dim(`✓ step ${event.step}`));
+      case 'model.loading':
+        this.endLine();
+        return this.line(this.c.dim(`⧗ loading ${event.model} on the worker: ${Math.round(event.progress * 100)} %`));
       case 'mcp.server.unavailable':
         this.endLine();
         return this.line(this.c.yellow(`! MCP server ${event.server} (${event.scope}) is ${event.state}: ${truncate(event.problem, MAX_RESULT_LINE_CHARS)}`));

@@ -32,6 +32,11 @@ export const sessionEventSchema = z.discriminatedUnion('type', [
    * the thread's last other event with it. Logged after the generation's deltas, before anything else of it.
    */
   z.object({ type: z.literal('message.resync'), turnId: z.string(), text: z.string(), threadId }),
+  /**
+   * The turn's model is not loaded on the worker that took it and is loading now (models on
+   * demand): the reply starts once it is loaded. Sent when the load starts and as it progresses.
+   */
+  z.object({ type: z.literal('model.loading'), turnId: z.string(), model: z.string(), progress: z.number().min(0).max(1), threadId }),
   z.object({
     type: z.literal('tool.called'),
     turnId: z.string(),

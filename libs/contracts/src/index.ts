@@ -69,6 +69,7 @@ export type {
   GenerateResult,
   ListModelsResult,
   ModelInfo,
+  ModelLoadingChunk,
   ToolCall,
   ToolChoice,
   ToolDefinition,

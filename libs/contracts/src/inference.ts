@@ -118,8 +118,22 @@ export const generateResultSchema = z.object({
 });
 export type GenerateResult = z.infer<typeof generateResultSchema>;
 
-/** One message of a streamed generate reply: text deltas, then exactly one `done`. */
+/**
+ * The model of a request is being loaded on the worker (models on demand): sent before the
+ * first delta and again every few seconds while the load lasts, so the stream's idle timeout
+ * waits for it. `progress` is the share loaded, 0 to 1.
+ */
+export const modelLoadingChunkSchema = z.object({
+  type: z.literal('model.loading'),
+  model: z.string(),
+  progress: z.number().min(0).max(1),
+  elapsedMs: z.number().nonnegative(),
+});
+export type ModelLoadingChunk = z.infer<typeof modelLoadingChunkSchema>;
+
+/** One message of a streamed generate reply: text deltas, then exactly one `done`; `model.loading` before them while the model loads. */
 export const generateChunkSchema = z.discriminatedUnion('type', [
+  modelLoadingChunkSchema,
   z.object({ type: z.literal('delta'), text: z.string() }),
   z.object({ type: z.literal('done'), result: generateResultSchema }),
 ]);

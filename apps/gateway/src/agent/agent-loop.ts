@@ -20,6 +20,7 @@ import { addUsage } from '../agent-core/usage';
 import type { AgentTool, ToolContext } from '../agent-core/tools/define-tool';
 import { runToolCall } from '../agent-core/tools/run-tool-call';
 import { noteLines } from '../notes/note-lines';
+import { LoadReportThrottle } from './load-report-throttle';
 import { inferenceSessionKey } from './thread';
 
 /** One conversation's loop: where it is stored, which model and tools it has, how far it may go. */
@@ -200,11 +201,16 @@ export class AgentLoop {
     const relay = jsonSchema === undefined;
     const deltas = new DeltaBatcher((delta) => this.emit(turn, spec, { type: 'message.delta', turnId: turn.turnId, text: delta }));
     let deltaWriteFailure: { error: unknown } | undefined;
+    const loadReports = new LoadReportThrottle();
     try {
       for await (const chunk of abortable(this.inference.generate(request, stop.signal), stop.signal)) {
         if (chunk.type === 'delta') {
           text += chunk.text;
           if (relay) deltas.push(chunk.text);
+        } else if (chunk.type === 'model.loading') {
+          if (loadReports.worthTelling(chunk.progress)) {
+            await this.emit(turn, spec, { type: 'model.loading', turnId: turn.turnId, model: chunk.model, progress: chunk.progress });
+          }
         } else {
           result = chunk.result;
         }

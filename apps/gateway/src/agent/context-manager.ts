@@ -185,7 +185,7 @@ export class ContextManager {
     for await (const chunk of abortable(stream, request.signal)) {
       if (chunk.type === 'delta') {
         text += chunk.text;
-      } else {
+      } else if (chunk.type === 'done') {
         request.onUsage(chunk.result.usage);
         text = chunk.result.text || text;
       }

@@ -108,7 +108,10 @@ export class CompatInference {
     const stream = this.fleet.generate(full, { timeoutMs: this.config.INFERENCE_TIMEOUT_MS, signal: abort.signal })[Symbol.asyncIterator]();
     let first: IteratorResult<GenerateChunk>;
     try {
-      first = await stream.next();
+      // A model loading on demand: these APIs have no event for it, so the client waits for the
+      // first token within its own timeout (the worker's reports keep the stream's timeout away).
+      do first = await stream.next();
+      while (!first.done && first.value.type === 'model.loading');
     } catch (error) {
       res.off('close', onClose);
       throw error;
@@ -133,7 +136,7 @@ export class CompatInference {
               if (change) log.info({ sessionId: full.sessionId, ...change, usage: chunk.result.usage }, 'the prompt changed an earlier request of its conversation');
               return chunk.result;
             }
-            yield chunk.text;
+            if (chunk.type === 'delta') yield chunk.text;
             next = await stream.next();
           }
           if (abort.signal.aborted) throw abort.signal.reason;

@@ -96,7 +96,8 @@ export class FleetInferenceClient implements FleetInference {
     let mayRun = true;
     try {
       for await (const chunk of this.rpc.stream(route, body, { timeoutMs: options.timeoutMs, signal: abort.signal })) {
-        progress.started = true;
+        // A worker still loading the model has produced nothing: its failure may be tried elsewhere.
+        if (chunk.type !== 'model.loading') progress.started = true;
         if (chunk.type === 'done') {
           finished = true;
           await this.remember(body.sessionId, chunk.result.workerId ?? (target.kind === 'worker' ? target.workerId : undefined));

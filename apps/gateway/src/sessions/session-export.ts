@@ -159,6 +159,7 @@ export function toMarkdown(session: Session, events: StoredSessionEvent[]): stri
       case 'turn.started':
       case 'turn.completed':
       case 'tool.output': // a long run's live output: its tool.completed carries it
+      case 'model.loading':
         break;
       default:
         return assertUnreachable(event);

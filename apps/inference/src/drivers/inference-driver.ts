@@ -1,3 +1,4 @@
+import type { ModelLoadingProgress } from './model-loading-reporter';
 import type { GenerateRequest, GenerateResult, ModelInfo, WorkerHeartbeat, WorkerModelStatus } from '@weft/contracts';
 
 export type GpuStatus = NonNullable<WorkerHeartbeat['gpu']>;
@@ -7,6 +8,8 @@ export interface GenerateCall {
   /** Called with each piece of text as it is generated. */
   onDelta: (text: string) => void;
   signal: AbortSignal;
+  /** Called while the model is being loaded for this call (models on demand), before any delta. */
+  onModelLoading?: (loading: ModelLoadingProgress) => void;
 }
 
 /** What drivers report to the rest of the worker (metrics). */

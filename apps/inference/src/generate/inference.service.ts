@@ -14,12 +14,15 @@ import {
 } from '@weft/contracts';
 import type { Logger } from '@weft/logging';
 import { Observable } from 'rxjs';
-import type { InferenceDriver } from '../drivers/inference-driver';
+import type { GenerateCall, InferenceDriver } from '../drivers/inference-driver';
 import { DeltaCoalescer } from './delta-coalescer';
 import { SharedGeneration } from './shared-generation';
 import { estimatePromptTokens } from '../remote/remote-prompt';
 import type { InferenceMetrics } from '../metrics/inference-metrics';
 import { INFERENCE_DRIVERS, INFERENCE_METRICS, LOGGER, WORKER_IDENTITY, type WorkerIdentity } from '../tokens';
+
+/** Where a generation's deltas and load reports go. */
+type GenerationListener = Pick<GenerateCall, 'onDelta' | 'onModelLoading'>;
 
 interface InFlight {
   abort: AbortController;
@@ -103,7 +106,11 @@ export class InferenceService implements OnApplicationShutdown {
       const detach = shared.attach(subscriber);
       // Forgotten before its subscribers hear the end, so a later retry starts afresh instead of
       // joining a generation that has nothing more to say.
-      const done = this.run(request, abort.signal, (text) => shared.delta(text)).then(
+      const listener: GenerationListener = {
+        onDelta: (text) => shared.delta(text),
+        onModelLoading: ({ progress, elapsedMs }) => shared.loading({ type: 'model.loading', model: request.model, progress, elapsedMs }),
+      };
+      const done = this.run(request, abort.signal, listener).then(
         (chunk) => {
           this.inFlight.delete(requestId);
           shared.finish(chunk);
@@ -164,7 +171,7 @@ export class InferenceService implements OnApplicationShutdown {
     await Promise.all(this.drivers.map((d) => d.dispose()));
   }
 
-  private async run(request: GenerateRequest, signal: AbortSignal, onDelta: (text: string) => void): Promise<GenerateChunk> {
+  private async run(request: GenerateRequest, signal: AbortSignal, { onDelta, onModelLoading }: GenerationListener): Promise<GenerateChunk> {
     const log = this.log.child({ model: request.model, sessionId: request.sessionId, requestId: request.requestId, userId: request.user?.id });
     try {
       const driver = await this.driverFor(request.model);
@@ -177,7 +184,7 @@ export class InferenceService implements OnApplicationShutdown {
         lastDeltaAt = now;
         deltas.push(text);
       };
-      const generated = await driver.generate(request.model, { request, onDelta: timedDelta, signal }).finally(() => deltas.flush());
+      const generated = await driver.generate(request.model, { request, onDelta: timedDelta, signal, onModelLoading }).finally(() => deltas.flush());
       const result = { ...generated, workerId: this.worker.workerId };
       this.metrics.completed(request.model, result);
       log.info({ finishReason: result.finishReason, usage: result.usage, timings: result.timings }, 'generation done');

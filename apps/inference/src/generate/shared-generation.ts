@@ -1,4 +1,4 @@
-import type { GenerateChunk } from '@weft/contracts';
+import type { GenerateChunk, ModelLoadingChunk } from '@weft/contracts';
 import type { Subscriber } from 'rxjs';
 
 /**
@@ -33,6 +33,11 @@ export class SharedGeneration {
   delta(text: string): void {
     this.text += text;
     for (const subscriber of this.subscribers) subscriber.next({ type: 'delta', text });
+  }
+
+  /** The model is still loading: heard by whoever is attached now (a later retry hears the next report). */
+  loading(chunk: ModelLoadingChunk): void {
+    for (const subscriber of this.subscribers) subscriber.next(chunk);
   }
 
   finish(chunk: GenerateChunk): void {

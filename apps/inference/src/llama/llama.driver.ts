@@ -9,6 +9,7 @@ import { memoizeContextState } from './context-state-memo';
 import { LoadedModel } from './loaded-model';
 import { LlamaRuntime, type ChatWrapper, type LlamaBackend, type LlamaModel } from './llama-runtime';
 import { deviceBudgetBytes, estimateModelBytes } from './memory-estimate';
+import { reportModelLoading } from '../drivers/model-loading-reporter';
 import { ModelResidency } from './model-residency';
 import { resolveRemoteModel } from './model-source';
 import { ModelUses } from './model-uses';
@@ -45,6 +46,8 @@ const MAX_ANNOUNCED_SESSIONS = 256;
 export class LlamaDriver implements InferenceDriver {
   private readonly loading = new Map<string, Promise<LoadedModel>>();
   private readonly ready = new Map<string, LoadedModel>();
+  /** The share of each loading model's weights read so far (node-llama-cpp's load progress). */
+  private readonly loadProgress = new Map<string, number>();
   private readonly runtime: LlamaRuntime;
   private readonly models: LlamaModelConfig[];
   private readonly uses = new ModelUses(() => this.residency.wake());
@@ -141,7 +144,17 @@ export class LlamaDriver implements InferenceDriver {
   }
 
   async generate(modelId: string, call: GenerateCall): Promise<GenerateResult> {
-    return this.use(modelId, (model) => model.generate(call));
+    const { onModelLoading } = call;
+    const loaded = this.ready.has(modelId) || !onModelLoading;
+    const stopReporting = loaded ? undefined : reportModelLoading(() => this.loadProgress.get(modelId) ?? 0, onModelLoading);
+    try {
+      return await this.use(modelId, (model) => {
+        stopReporting?.();
+        return model.generate(call);
+      });
+    } finally {
+      stopReporting?.();
+    }
   }
 
   async countTokens(modelId: string, request: GenerateRequest): Promise<number> {
@@ -256,7 +269,13 @@ export class LlamaDriver implements InferenceDriver {
       const bytes = await this.estimate(backend, { ...config, path });
       await this.residency.admit(config.id, bytes, config.pinned);
       admitted = true;
-      const model = await backend.llama.loadModel({ modelPath: path, gpuLayers: config.gpuLayers });
+      this.loadProgress.set(config.id, 0);
+      const model = await backend.llama.loadModel({
+        modelPath: path,
+        gpuLayers: config.gpuLayers,
+        // The context is made after the weights: they count as nine tenths of the load.
+        onLoadProgress: (progress) => this.loadProgress.set(config.id, progress * 0.9),
+      });
       const context = await model
         .createContext({
           contextSize: config.contextSize,
@@ -273,11 +292,13 @@ export class LlamaDriver implements InferenceDriver {
       const onKvState = (event: KvStateEvent) => this.options.hooks?.kvState?.(config.id, event);
       const loaded = new LoadedModel(backend, model, context, chatWrapper, config, this.log.child({ model: config.id }), states, onKvState);
       const seconds = (performance.now() - started) / 1000;
+      this.loadProgress.delete(config.id);
       this.options.hooks?.modelLoaded?.(config.id, seconds);
       this.log.info({ model: config.id, chatWrapper: chatWrapper.wrapperName, ms: Math.round(seconds * 1000), bytes }, 'model loaded');
       return loaded;
     } catch (error) {
       if (admitted) this.residency.release(config.id);
+      this.loadProgress.delete(config.id);
       const reason = error instanceof Error ? error.message : String(error);
       this.log.error({ model: config.id, path, err: error }, 'model failed to load');
       throw new AppError(ErrorCode.ModelLoadFailed, `Model "${config.id}" could not be loaded: ${reason}`, { model: config.id }, false, {

@@ -1,6 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { AppError, ErrorCode, Routes, type WorkerHeartbeat } from '@weft/contracts';
+import { AppError, ErrorCode, Routes, type GenerateChunk, type WorkerHeartbeat } from '@weft/contracts';
 import { createLogger } from '@weft/logging';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startNats, type StartedService } from '../../../../test/support/containers';
@@ -94,11 +94,24 @@ describe('models on demand within a memory budget', () => {
     // Requests go to the workers' shared queue group: one worker at a time.
     afterAll(() => stop(worker));
 
-    it('loads a model on its first request and announces it loaded with its memory', async () => {
+    it('loads a model on its first request, telling the request it loads, and announces it loaded with its memory', async () => {
       const before = await beat(worker.workerId, () => true);
       expect(before.models.find((m) => m.id === 'small')).toMatchObject({ loaded: false, state: 'unloaded' });
-      const { result } = await ask('small', 'returning');
+      const chunks: GenerateChunk[] = [];
+      const { result } = await client.collect(
+        { model: 'small', sessionId: 'returning', messages: [{ role: 'user', content: 'Say something, small.' }], maxTokens: 4, temperature: 0 },
+        (chunk) => chunks.push(chunk),
+      );
       expect(result.usage.completionTokens).toBeGreaterThan(0);
+      // The load is told first, before any text.
+      expect(chunks[0]).toMatchObject({ type: 'model.loading', model: 'small' });
+      const reports = chunks.filter((c) => c.type === 'model.loading');
+      for (const report of reports) expect(report.progress).toBeGreaterThanOrEqual(0);
+      expect(chunks.findIndex((c) => c.type !== 'model.loading')).toBe(reports.length);
+      // Loaded now: the next request hears of no load.
+      const again: GenerateChunk[] = [];
+      await client.collect({ model: 'small', messages: [{ role: 'user', content: 'Once more.' }], maxTokens: 2, temperature: 0 }, (c) => again.push(c));
+      expect(again.some((c) => c.type === 'model.loading')).toBe(false);
       const after = await beat(worker.workerId, (hb) => loadedOf(hb).includes('small'));
       expect(after.models.find((m) => m.id === 'small')).toMatchObject({ state: 'loaded', memoryBytes: bytes.small });
       expect(after.memory).toEqual({ budgetBytes: bytes.medium + bytes.other + Math.floor(bytes.small / 2), usedBytes: bytes.small });

@@ -54,6 +54,8 @@ export async function startWorker(
     METRICS_PORT: '0',
     HEARTBEAT_INTERVAL_MS: '200',
     WORKER_ID: workerId,
+    // The whole inference suite runs with either generation loop (docs/inference.md).
+    INFERENCE_GENERATION_LOOP: process.env.INFERENCE_GENERATION_LOOP,
     ...env,
   });
   const app = await createInferenceApp(config, createLogger('inference-test', config.LOG_LEVEL));
@@ -88,7 +90,7 @@ export async function connectClient(natsUrl: string, timeoutMs = 30_000): Promis
     }
     const done = chunks.at(-1);
     if (done?.type !== 'done') throw new Error(`stream ended without done: ${JSON.stringify(chunks)}`);
-    const deltas = chunks.slice(0, -1).map((c) => (c.type === 'delta' ? c.text : ''));
+    const deltas = chunks.flatMap((c) => (c.type === 'delta' ? [c.text] : []));
     return { deltas, result: done.result };
   };
   return {

@@ -22,7 +22,9 @@ export function ModelWaitLine({ wait, model }: { wait: ModelWait; model: string 
       <span>
         {/* Announced once per wait, not every second. */}
         <span role="status">
-          {model ?? 'The model'} is reading {wait.what} before it answers
+          {wait.loading
+            ? `Loading ${wait.loading.model} (${Math.round(wait.loading.progress * 100)} %) before it reads ${wait.what}`
+            : `${model ?? 'The model'} is reading ${wait.what} before it answers`}
         </span>{' '}
         <span className="hint" data-seconds={seconds}>
           · {seconds} s

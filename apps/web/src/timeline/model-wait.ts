@@ -10,6 +10,8 @@ export interface ModelWait {
   since: string;
   /** What it is reading, as the sentence "… is reading {what}" ends. */
   what: string;
+  /** The model is not loaded on its worker yet and is loading (models on demand). */
+  loading?: { model: string; progress: number };
 }
 
 /**
@@ -40,6 +42,8 @@ export function modelWaitAfter(current: ModelWait | null, event: StoredSessionEv
       return wait('why it was stopped, to sum up');
     case 'chain.step.started':
       return event.kind === 'prompt' ? wait(`chain step ${event.step}`) : null;
+    case 'model.loading':
+      return { ...(current ?? wait('your message')), loading: { model: event.model, progress: event.progress } };
     case 'message.delta':
     case 'message.resync':
     case 'message.completed':

@@ -97,6 +97,14 @@ describe('the chat timeline', () => {
     expect(applyEvents(emptyTimeline, events).modelWait).toBeNull();
   });
 
+  it('shows a model loading on demand in the wait, without a notice, until the model writes', () => {
+    const events = turn();
+    const loading = applyEvents(emptyTimeline, [...events.slice(0, 2), ev({ type: 'model.loading', model: 'coder', progress: 0.4 })]);
+    expect(loading.modelWait).toEqual({ since: at, what: 'your message', loading: { model: 'coder', progress: 0.4 } });
+    expect(loading.items).toEqual(applyEvents(emptyTimeline, events.slice(0, 2)).items);
+    expect(applyEvents(loading, [ev({ type: 'message.delta', text: 'Hello.' })]).modelWait).toBeNull();
+  });
+
   it('orders stream ids by time, then sequence', () => {
     expect(compareStreamIds('1700000000000-10', '1700000000000-9')).toBe(1);
     expect(compareStreamIds('1700000000001-0', '1700000000000-99')).toBe(1);

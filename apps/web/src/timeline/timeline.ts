@@ -236,6 +236,8 @@ function apply(t: Draft, e: StoredSessionEvent): void {
     case 'chain.step.completed':
       notice(t, e, e.isError ? 'error' : 'success', `Chain ${e.chain}, step ${e.step} ${e.isError ? 'failed' : 'done'}`);
       return;
+    case 'model.loading':
+      return; // shown by the wait line, not as a notice
     case 'mcp.server.unavailable':
       notice(t, e, 'warning', `MCP server ${e.server} could not be used: ${e.problem}`);
       return;
