@@ -12,6 +12,7 @@ export interface DriverOptions {
   downloadDir: string;
   kvState?: LlamaDriverOptions['kvState'];
   binary?: LlamaDriverOptions['binary'];
+  generationLoop?: LlamaDriverOptions['generationLoop'];
   memory?: LlamaDriverOptions['memory'];
   hooks?: DriverHooks;
   /** `*_API_KEY` variables for remote providers, by name. */

@@ -29,6 +29,7 @@ export class InferenceModule {
                 ? { dir: config.KV_STATE_DIR, owner: worker.workerId, maxBytes: config.KV_STATE_MAX_BYTES }
                 : undefined,
               binary: config.LLAMA_BINARY,
+              generationLoop: config.INFERENCE_GENERATION_LOOP,
               memory: { maxLoadedBytes: config.MODELS_MAX_LOADED_BYTES || undefined, marginBytes: config.MODELS_MEMORY_MARGIN_BYTES, idleTtlMs: config.MODELS_IDLE_TTL_MS },
               hooks: {
                 modelLoaded: (model, seconds) => metrics.modelLoaded(model, seconds),

@@ -6,7 +6,7 @@ import type { ChatTemplate, LlamaModelConfig } from '../registry/models-config.s
 import { assertLoadableGguf } from './gguf-preflight';
 import type { LlamaBinary } from './llama-binary';
 import { memoizeContextState } from './context-state-memo';
-import { LoadedModel } from './loaded-model';
+import { LoadedModel, type GenerationLoop } from './loaded-model';
 import { LlamaRuntime, type ChatWrapper, type LlamaBackend, type LlamaModel } from './llama-runtime';
 import { deviceBudgetBytes, estimateModelBytes } from './memory-estimate';
 import { reportModelLoading } from '../drivers/model-loading-reporter';
@@ -25,6 +25,8 @@ export interface LlamaDriverOptions {
   kvState?: { dir: string; owner: string; maxBytes: number };
   /** Which llama.cpp binary to load (LLAMA_BINARY). */
   binary?: LlamaBinary;
+  /** What generates replies token by token (INFERENCE_GENERATION_LOOP). */
+  generationLoop?: GenerationLoop;
   /** The loaded models' memory budget (MODELS_MAX_LOADED_BYTES, else the device less `marginBytes`) and idle TTL. */
   memory?: { maxLoadedBytes?: number; marginBytes: number; idleTtlMs: number };
   hooks?: DriverHooks;
@@ -290,7 +292,7 @@ export class LlamaDriver implements InferenceDriver {
       const chatWrapper = memoizeContextState(resolveWrapper(backend, model, config.chatTemplate));
       const states = this.statesOf(config.id);
       const onKvState = (event: KvStateEvent) => this.options.hooks?.kvState?.(config.id, event);
-      const loaded = new LoadedModel(backend, model, context, chatWrapper, config, this.log.child({ model: config.id }), states, onKvState);
+      const loaded = new LoadedModel(backend, model, context, chatWrapper, config, this.log.child({ model: config.id }), states, onKvState, this.options.generationLoop);
       const seconds = (performance.now() - started) / 1000;
       this.loadProgress.delete(config.id);
       this.options.hooks?.modelLoaded?.(config.id, seconds);

@@ -13,6 +13,8 @@ import {
 } from '../tool-calls/tool-choice';
 import { toChatFunctions, toChatHistory } from './chat-history';
 import { renderContextState } from './context-state-memo';
+import { resolveStopTriggers, weftLoopBlocker } from './generation-loop/stop-triggers';
+import { runWeftLoop } from './generation-loop/weft-loop';
 import { foldMidConversationSystem, holdsMidConversationSystem } from './mid-system';
 import type { ChatWrapper, Llama, LlamaBackend, LlamaContext, LlamaContextSequence, LlamaModel, NodeLlamaCpp } from './llama-runtime';
 import { commonPrefixLength, fitPrompt } from './prompt-fit';
@@ -25,6 +27,15 @@ type LlamaEmbeddingContext = Awaited<ReturnType<LlamaModel['createEmbeddingConte
 /** A compiled grammar; node-llama-cpp's JSON-schema grammar is one. */
 type JsonGrammar = InstanceType<NodeLlamaCpp['LlamaGrammar']>;
 type StopReason = 'eogToken' | 'stopGenerationTrigger' | 'functionCalls' | 'maxTokens' | 'abort' | 'customStopTrigger';
+type ContextState = ReturnType<ChatWrapper['generateContextState']>;
+/** What generates a reply token by token (INFERENCE_GENERATION_LOOP). */
+export type GenerationLoop = 'llamachat' | 'weft';
+/** A reply as LlamaChat gives it, whichever loop made it. */
+interface Reply {
+  response: string;
+  functionCalls?: readonly { functionName: string; params: unknown }[];
+  metadata: { stopReason: string };
+}
 
 /** Tokens one embedding input may take (the context is sized for one input at a time). */
 const EMBEDDING_CONTEXT_MAX = 8192;
@@ -34,6 +45,8 @@ const GRAMMAR_CACHE_SIZE = 32;
 interface Rendered {
   history: ChatHistory;
   tokens: number[];
+  /** The chat wrapper's render: its stop triggers and how the reply may begin. */
+  state: ContextState;
 }
 
 /**
@@ -59,6 +72,7 @@ export class LoadedModel {
     private readonly log: Logger,
     private readonly states?: SessionStateStore,
     private readonly onKvState: (event: KvStateEvent) => void = () => undefined,
+    private readonly loop: GenerationLoop = 'llamachat',
   ) {
     const sequences = Array.from({ length: context.totalSequences }, () => context.getSequence());
     this.pool = new SequencePool(sequences, config.maxQueue, config.expressSequences, states !== undefined);
@@ -93,7 +107,7 @@ export class LoadedModel {
 
     const lease = await this.pool.acquire({ sessionId: request.sessionId, user: request.user, signal });
     const queuedMs = performance.now() - started;
-    const chat = new this.backend.lib.LlamaChat({ contextSequence: lease.sequence, chatWrapper: this.chatWrapper });
+    let chat: InstanceType<NodeLlamaCpp['LlamaChat']> | undefined;
     let firstTokenAt: number | undefined;
     const markFirst = () => (firstTokenAt ??= performance.now());
     try {
@@ -101,19 +115,26 @@ export class LoadedModel {
       const promptTokens = fitted.rendered.tokens.length;
       const cachedTokens = Math.min(commonPrefixLength(lease.sequence.contextTokens, fitted.rendered.tokens), Math.max(promptTokens - 1, 0));
       const meterBefore = lease.sequence.tokenMeter.getState();
-      const common = {
-        ...resolveSampling(request, this.config.sampling),
-        maxTokens,
-        signal,
-        onToken: markFirst,
-        onTextChunk: (text: string) => {
-          markFirst();
-          if (text && mode.kind !== 'forced-tool') onDelta(text);
-        },
+      const sampling = resolveSampling(request, this.config.sampling);
+      const onText = (text: string) => {
+        markFirst();
+        if (text && mode.kind !== 'forced-tool') onDelta(text);
       };
-      const response = grammar
-        ? await chat.generateResponse(fitted.rendered.history, { ...common, grammar })
-        : await chat.generateResponse(fitted.rendered.history, { ...common, functions, onFunctionCallParamsChunk: markFirst });
+      let response: Reply;
+      if (this.loop === 'weft' && mode.kind !== 'tools' && !weftLoopBlocker(fitted.rendered.state, this.chatWrapper, lease.sequence.needsCheckpoints)) {
+        const { customStopTriggers, ...rest } = sampling;
+        const stopTexts = [...fitted.rendered.state.stopGenerationTriggers, ...(grammar?.stopGenerationTriggers ?? [])];
+        const stops = resolveStopTriggers(this.model, stopTexts as ContextState['stopGenerationTriggers'], customStopTriggers);
+        const { lib } = this.backend;
+        const reply = await runWeftLoop({ lib, model: this.model, sequence: lease.sequence, prompt: fitted.rendered.tokens, sampling: rest, stops, grammar, maxTokens, signal, onToken: markFirst, onText });
+        response = { response: reply.text, metadata: { stopReason: reply.stopReason } };
+      } else {
+        chat = new this.backend.lib.LlamaChat({ contextSequence: lease.sequence, chatWrapper: this.chatWrapper });
+        const common = { ...sampling, maxTokens, signal, onToken: markFirst, onTextChunk: onText };
+        response = grammar
+          ? await chat.generateResponse(fitted.rendered.history, { ...common, grammar })
+          : await chat.generateResponse(fitted.rendered.history, { ...common, functions, onFunctionCallParamsChunk: markFirst });
+      }
       const used = lease.sequence.tokenMeter.diff(meterBefore);
       const stopReason = response.metadata.stopReason as StopReason;
       const { text, toolCalls } = this.interpret(mode, response.response, response.functionCalls, stopReason, limits.maxStringChars);
@@ -145,7 +166,7 @@ export class LoadedModel {
       }
       throw new AppError(ErrorCode.GenerationFailed, `Generation failed: ${errorMessage(error)}`, {}, true, { cause: error });
     } finally {
-      chat.dispose({ disposeSequence: false });
+      chat?.dispose({ disposeSequence: false });
       lease.release();
     }
   }
@@ -289,8 +310,8 @@ export class LoadedModel {
     const history = this.holdsMidSystem ? sent : foldMidConversationSystem(sent);
     // With the empty reply LlamaChat appends before it renders: the same render, so the chat
     // wrapper's memo (context-state-memo.ts) answers LlamaChat's from this one.
-    const { contextText } = renderContextState(this.chatWrapper, { chatHistory: [...history, { type: 'model', response: [] }], availableFunctions: functions });
-    return { history, tokens: contextText.tokenize(this.model.tokenizer) };
+    const state = renderContextState(this.chatWrapper, { chatHistory: [...history, { type: 'model', response: [] }], availableFunctions: functions });
+    return { history, tokens: state.contextText.tokenize(this.model.tokenizer), state };
   }
 
   /**

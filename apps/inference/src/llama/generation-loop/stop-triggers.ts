@@ -1,0 +1,41 @@
+import type { ChatWrapper, LlamaModel } from '../llama-runtime';
+
+type ContextState = ReturnType<ChatWrapper['generateContextState']>;
+type LlamaTextLike = ContextState['stopGenerationTriggers'][number];
+
+/** Stop strings the reply's text is searched for, and stop token sequences. */
+export interface StopTriggers {
+  texts: string[];
+  tokenSequences: number[][];
+}
+
+/**
+ * The chat wrapper's and grammar's stop triggers, which are LlamaTexts: plain text is matched in
+ * the reply's text; one with special tokens (`<|im_end|>`, EOT), which render to no text, is
+ * matched as the tokens it tokenizes to.
+ */
+export function resolveStopTriggers(model: Pick<LlamaModel, 'tokenizer'>, triggers: readonly LlamaTextLike[], customStops: readonly string[] = []): StopTriggers {
+  const resolved: StopTriggers = { texts: [...customStops], tokenSequences: [] };
+  for (const trigger of triggers) {
+    if (trigger.values.every((value) => typeof value === 'string')) resolved.texts.push(trigger.values.join(''));
+    else resolved.tokenSequences.push(trigger.tokenize(model.tokenizer));
+  }
+  return resolved;
+}
+
+/**
+ * Why Weft's loop cannot generate this reply as LlamaChat would, or undefined when it can. The loop
+ * covers plain, JSON-schema and forced-call replies; native function calling, segments (thoughts),
+ * prefix triggers and sequences that need checkpoints stay with LlamaChat.
+ */
+export function weftLoopBlocker(state: ContextState, wrapper: ChatWrapper, needsCheckpoints: boolean): string | undefined {
+  if (needsCheckpoints) return 'the model needs sequence checkpoints';
+  if (state.prefixTriggers?.length || state.noPrefixTrigger || state.rerender) return 'the chat template has prefix triggers';
+  if (state.functionCall?.initiallyEngaged || state.detectFunctionCalls) return 'the reply may call functions';
+  if (state.ignoreStartText?.length) return 'the chat template ignores start text';
+  const segments = wrapper.settings.segments;
+  if (segments && Object.entries(segments).some(([key, value]) => key !== 'closeAllSegments' && key !== 'reiterateStackAfterFunctionCalls' && value != null)) {
+    return 'the chat template has segments';
+  }
+  return undefined;
+}
