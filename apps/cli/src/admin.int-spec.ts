@@ -118,9 +118,10 @@ describe('weft admin', () => {
     expect((await weft(['login', '--url', gateway.base, '--key', key], env())).code).toBe(0);
     const listed = await weft(['admin', 'users', '--admin-token', TEST_ADMIN_TOKEN], { HOME: home, XDG_CONFIG_HOME: join(home, 'config') });
     expect(listed.code, listed.stderr).toBe(0);
-    expect(cells(listed.stdout.split('\n')[0])).toEqual(['name', 'id', 'role', 'disabled', 'keys', 'last key use']);
-    const [, id, role, disabled, keys, lastUse] = cells(lineWith(listed.stdout, userId));
-    expect({ id, role, disabled, keys }).toEqual({ id: userId, role: 'member', disabled: 'no', keys: '1' });
+    expect(cells(listed.stdout.split('\n')[0])).toEqual(['name', 'id', 'role', 'groups', 'disabled', 'keys', 'last key use']);
+    const [, id, role, groups, disabled, keys, lastUse] = cells(lineWith(listed.stdout, userId));
+    // Made by an admin, never signed in through an identity provider: no groups.
+    expect({ id, role, groups, disabled, keys }).toEqual({ id: userId, role: 'member', groups: '-', disabled: 'no', keys: '1' });
     expect(lastUse).toMatch(new RegExp(`^${today()} \\d{2}:\\d{2}$`));
     expect(listed.stdout).not.toContain(key);
   });

@@ -13,7 +13,7 @@ export function shortTime(iso: string | null, missing = '-'): string {
 export function addUserCommands(admin: Command, ctx: CliContext, connect: AdminConnect): void {
   admin
     .command('users')
-    .description('every user, with their number of keys and when a key of theirs was last used (UTC)')
+    .description('every user, with their groups at the identity provider (role "by groups" when those set it), their number of keys and when a key of theirs was last used (UTC)')
     .action(async () => {
       const users = await (await connect()).listUsers();
       const c = outColors(ctx);
@@ -21,8 +21,16 @@ export function addUserCommands(admin: Command, ctx: CliContext, connect: AdminC
         ctx.stdout.write(c.dim('no users\n'));
         return;
       }
-      const rows = users.map((user) => [user.name, user.id, user.role, user.disabled ? 'yes' : 'no', String(user.keys.length), shortTime(lastKeyUse(user.keys), 'never')]);
-      const columns = [{ header: 'name' }, { header: 'id' }, { header: 'role' }, { header: 'disabled' }, { header: 'keys', align: 'right' as const }, { header: 'last key use' }];
+      const rows = users.map((user) => [
+        user.name,
+        user.id,
+        roleText(user),
+        user.sso ? user.sso.groups.join(',') || 'none' : '-',
+        user.disabled ? 'yes' : 'no',
+        String(user.keys.length),
+        shortTime(lastKeyUse(user.keys), 'never'),
+      ]);
+      const columns = [{ header: 'name' }, { header: 'id' }, { header: 'role' }, { header: 'groups' }, { header: 'disabled' }, { header: 'keys', align: 'right' as const }, { header: 'last key use' }];
       ctx.stdout.write(tableText(columns, rows, c));
     });
   admin
@@ -81,6 +89,7 @@ function writeUser(ctx: CliContext, user: AdminUser): void {
   const c = outColors(ctx);
   ctx.stdout.write(`${c.bold(user.name)}  ${user.id}  ${user.role}${user.disabled ? `  ${c.red('disabled')}` : ''}\n`);
   ctx.stdout.write(c.dim(`created ${shortTime(user.createdAt)} (UTC)\n`));
+  for (const line of ssoLines(user)) ctx.stdout.write(`${line}\n`);
   if (user.keys.length === 0) {
     ctx.stdout.write(c.dim('no keys\n'));
     return;
@@ -94,4 +103,25 @@ function writeUpdated(ctx: CliContext, user: UpdatedUser): void {
   const turns = `${user.cancelledTurns} running turn${user.cancelledTurns === 1 ? '' : 's'} cancelled`;
   const outcome = user.disabled ? `disabled ${c.bold(user.name)} (${user.id}): their keys are refused; ${turns}` : `enabled ${c.bold(user.name)} (${user.id}): their keys work again`;
   ctx.stdout.write(`${c.green('✓')} ${outcome}\n`);
+}
+
+/** `admin (by groups)` when WEFT_OIDC_ADMIN_GROUPS set the role at the last sign-in. */
+function roleText(user: AdminUser): string {
+  return user.sso?.roleFrom === 'provider' ? `${user.role} (by groups)` : user.role;
+}
+
+/** What the identity provider gave the user at their last sign-in; nothing for a user who never signed in through it. */
+export function ssoLines(user: AdminUser): string[] {
+  const sso = user.sso;
+  if (!sso) return ['sso: never signed in through the identity provider'];
+  const quota = Object.entries(sso.quotaClass).map(([field, value]) => `${field}=${value === 0 ? 'unlimited' : value}`);
+  const allow = sso.models?.allow ? sso.models.allow.join(',') || 'none' : 'every model';
+  const models = sso.models?.deny.length ? `${allow} except ${sso.models.deny.join(',')}` : allow;
+  return [
+    `sso: ${sso.email ?? 'no email'}, last sign-in ${shortTime(sso.signedInAt)} (UTC)`,
+    `groups: ${sso.groups.join(', ') || 'none'}`,
+    `role from: ${sso.roleFrom === 'provider' ? 'their groups (WEFT_OIDC_ADMIN_GROUPS)' : 'set in Weft'}`,
+    `quota class: ${quota.join(', ') || 'none (server defaults)'}`,
+    `models: ${models}`,
+  ];
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, ErrorCode, type ModelInfo, Routes, type WorkerHeartbeat } from '@weft/contracts';
 import { RpcClient } from '@weft/messaging';
+import { ModelAccess } from '../auth/oidc/model-access';
 import { FleetRegistry } from '../fleet/fleet-registry';
 
 /**
@@ -13,7 +14,20 @@ export class ModelsService {
   constructor(
     private readonly rpc: RpcClient,
     private readonly fleet: FleetRegistry,
+    private readonly access: ModelAccess,
   ) {}
+
+  /** What a user is shown: the fleet's models less those their groups do not let them use (WEFT_OIDC_GROUP_MODELS). */
+  async listFor(userId: string): Promise<{ models: ModelInfo[] }> {
+    return { models: await this.access.filter(userId, (await this.list()).models) };
+  }
+
+  /** One model as a user asks for it: 404 when unknown, 403 naming it when their groups do not allow it. */
+  async assertUsable(userId: string, modelId: string): Promise<ModelInfo> {
+    const model = await this.assertKnown(modelId);
+    await this.access.assertAllowed(userId, modelId);
+    return model;
+  }
 
   async list(): Promise<{ models: ModelInfo[] }> {
     const workers = await this.fleet.snapshot();

@@ -9,7 +9,8 @@ import { TurnCancellation } from '../turns/turn-cancellation';
 import { newId } from '../common/ids';
 import { SessionsRepository } from '../sessions/sessions.repository';
 import { type DeletedUser, UserDeletion } from './user-deletion';
-import type { CreateKeyBody, CreateUserBody, UpdateUserBody } from '@weft/contracts';
+import type { CreateKeyBody, CreateUserBody, SsoProfile, UpdateUserBody } from '@weft/contracts';
+import { SsoProfiles } from '../auth/oidc/sso-profiles';
 import { type User, type UserRole, UsersRepository } from './users.repository';
 
 /** How much of a key a listing shows: `weft_` and seven characters. */
@@ -24,6 +25,8 @@ export interface KeyView {
   lastUsedAt: string | null;
 }
 
+export type AdminUserView = User & { keys: KeyView[]; sso: SsoProfile | null };
+
 @Injectable()
 export class UsersService {
   constructor(
@@ -33,6 +36,7 @@ export class UsersService {
     private readonly cancellation: TurnCancellation,
     private readonly deletion: UserDeletion,
     private readonly audit: AdminAudit,
+    private readonly ssoProfiles: SsoProfiles,
   ) {}
 
   async create(actor: AdminActor, body: CreateUserBody): Promise<{ id: string; name: string; role: UserRole }> {
@@ -42,13 +46,17 @@ export class UsersService {
     return { id: user.id, name: user.name, role: user.role };
   }
 
-  async list(): Promise<Array<User & { keys: KeyView[] }>> {
-    return Promise.all((await this.users.list()).map(async (user) => ({ ...user, keys: (await this.apiKeys.listFor(user.id)).map(keyView) })));
+  async list(): Promise<AdminUserView[]> {
+    return Promise.all((await this.users.list()).map((user) => this.view(user)));
   }
 
-  async get(userId: string): Promise<User & { keys: KeyView[] }> {
-    const user = await this.found(userId);
-    return { ...user, keys: (await this.apiKeys.listFor(userId)).map(keyView) };
+  async get(userId: string): Promise<AdminUserView> {
+    return this.view(await this.found(userId));
+  }
+
+  /** The user with their keys and what the identity provider gave them (groups, quota class, role source). */
+  private async view(user: User): Promise<AdminUserView> {
+    return { ...user, keys: (await this.apiKeys.listFor(user.id)).map(keyView), sso: await this.ssoProfiles.of(user.id, user.role) };
   }
 
   /**
@@ -57,7 +65,7 @@ export class UsersService {
    * enabling lets the keys in again. 409 `AUTH.LAST_ADMIN` when it would leave no enabled admin
    * while the bootstrap token is off.
    */
-  async update(actor: AdminActor, userId: string, change: UpdateUserBody, intent: 'update' | 'delete' = 'update'): Promise<User & { keys: KeyView[]; cancelledTurns: number }> {
+  async update(actor: AdminActor, userId: string, change: UpdateUserBody, intent: 'update' | 'delete' = 'update'): Promise<AdminUserView & { cancelledTurns: number }> {
     const user = await this.found(userId);
     const outcome = await this.users.update(userId, change);
     if (outcome === 'missing') throw notFound(userId);

@@ -11,6 +11,7 @@ import { KeyTable } from '../account/KeyTable';
 import { useLoad } from '../account/use-load';
 import { DeleteUser } from './DeleteUser';
 import { UserLimitsForm } from './UserLimitsForm';
+import { UserSso } from './UserSso';
 
 /** One user: role, disabling, keys, quota overrides, deletion. */
 export function UserDetail({ account, userId, me }: { account: AccountApi; userId: string; me: Me }) {
@@ -80,6 +81,7 @@ export function UserDetail({ account, userId, me }: { account: AccountApi; userI
               {notice}
             </p>
           </section>
+          <UserSso sso={user.sso} />
           <section className="card" aria-labelledby="user-keys-heading">
             <h2 id="user-keys-heading">Keys of {user.name}</h2>
             <KeyTable keys={user.keys} caption={`Keys of ${user.name}`} revoke={(keyId) => account.revokeKey(userId, keyId)} onRevoked={reload} />

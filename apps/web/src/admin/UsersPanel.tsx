@@ -8,7 +8,11 @@ import { relativeTime } from '../time';
 import { formatInstant } from '../account/format';
 import { useLoad } from '../account/use-load';
 
-/** Every user with their role, state and keys; a new user goes to their page to get a first key. */
+export function roleFromText(roleFrom: 'provider' | 'weft'): string {
+  return roleFrom === 'provider' ? 'set by their groups at the identity provider (WEFT_OIDC_ADMIN_GROUPS)' : 'set in Weft (at creation or by an admin)';
+}
+
+/** Every user with their role (and whether their groups set it), their groups at the identity provider, state and keys; a new user goes to their page to get a first key. */
 export function UsersPanel({ account }: { account: AccountApi }) {
   const load = useCallback(() => account.users(), [account]);
   const { data: users, error } = useLoad(load);
@@ -43,6 +47,7 @@ export function UsersPanel({ account }: { account: AccountApi }) {
                 <tr>
                   <th scope="col">Name</th>
                   <th scope="col">Role</th>
+                  <th scope="col">Groups</th>
                   <th scope="col">State</th>
                   <th scope="col" className="num">
                     Keys
@@ -59,7 +64,11 @@ export function UsersPanel({ account }: { account: AccountApi }) {
                       <th scope="row">
                         <a href={adminUserHref(user.id)}>{user.name}</a>
                       </th>
-                      <td>{user.role}</td>
+                      <td title={user.sso ? roleFromText(user.sso.roleFrom) : undefined}>
+                        {user.role}
+                        {user.sso?.roleFrom === 'provider' ? <span className="tag">from groups</span> : null}
+                      </td>
+                      <td>{user.sso ? user.sso.groups.join(', ') || 'none' : <span className="hint">not signed in through SSO</span>}</td>
                       <td>{user.disabled ? <span className="tag danger">disabled</span> : 'enabled'}</td>
                       <td className="num">{user.keys.length}</td>
                       <td title={formatInstant(lastUse)}>{lastUse ? relativeTime(lastUse) : 'never'}</td>

@@ -11,12 +11,14 @@ import type {
   scopeRulesSchema,
   sessionSchema,
   sessionSummarySchema,
+  ssoProfileSchema,
   workspaceSummarySchema,
 } from './responses';
 import type { serverSettingsSchema } from './settings';
 
 /** The gateway's answers as its clients read them, typed from its own schemas. */
 export type Me = z.infer<typeof meSchema>;
+export type SsoProfile = z.infer<typeof ssoProfileSchema>;
 export type ListedModel = z.infer<typeof modelsSchema>['models'][number];
 export type WorkspaceSummary = z.infer<typeof workspaceSummarySchema>;
 export type Session = z.infer<typeof sessionSchema>;

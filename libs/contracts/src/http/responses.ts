@@ -119,7 +119,30 @@ export const apiKeySchema = z.object({
   lastUsedAt: z.string().nullable(),
 });
 const roleSchema = z.enum(USER_ROLES);
-export const adminUserSchema = z.object({ id: z.string(), name: z.string(), createdAt: z.string(), role: roleSchema, disabled: z.boolean(), keys: z.array(apiKeySchema) });
+/**
+ * What the identity provider said of a user at their last sign-in through it (null for a user who
+ * never signed in that way). `roleFrom`: `provider` when WEFT_OIDC_ADMIN_GROUPS set the role they
+ * have now, `weft` when it was set in Weft (at creation or by an admin).
+ */
+export const ssoProfileSchema = z.object({
+  email: z.string().nullable(),
+  groups: z.array(z.string()),
+  signedInAt: z.string(),
+  roleFrom: z.enum(['provider', 'weft']),
+  /** The limits their groups give (WEFT_OIDC_GROUP_LIMITS); empty when no group has a class. */
+  quotaClass: limitsSchema.partial(),
+  /** Their groups' model rules (WEFT_OIDC_GROUP_MODELS): `allow` null means every model; null when no group has rules. */
+  models: z.object({ allow: z.array(z.string()).nullable(), deny: z.array(z.string()) }).nullable(),
+});
+export const adminUserSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  createdAt: z.string(),
+  role: roleSchema,
+  disabled: z.boolean(),
+  keys: z.array(apiKeySchema),
+  sso: ssoProfileSchema.nullable(),
+});
 export const adminUsersSchema = z.object({ users: z.array(adminUserSchema) });
 /** The new user's first key is created separately (`POST /v1/admin/users/:id/keys`). */
 export const createdUserSchema = z.object({ id: z.string(), name: z.string(), role: roleSchema });

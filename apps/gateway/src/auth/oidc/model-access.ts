@@ -44,12 +44,23 @@ export class ModelAccess {
     else await this.redis.hset(this.key(userId), { allow: JSON.stringify(rules.allow ?? null), deny: JSON.stringify(rules.deny) });
   }
 
+  /** The rules stored at the user's last sign-in; undefined when they may use every model. */
+  async rulesOf(userId: string): Promise<ModelRules | undefined> {
+    const stored = await this.redis.hgetall(this.key(userId));
+    if (stored.deny === undefined) return undefined;
+    return { allow: (JSON.parse(stored.allow ?? 'null') as string[] | null) ?? undefined, deny: JSON.parse(stored.deny) as string[] };
+  }
+
+  /** The models of `models` the user's groups let them use (all of them for a user without rules). */
+  async filter<M extends { id: string }>(userId: string, models: M[]): Promise<M[]> {
+    const rules = await this.rulesOf(userId);
+    return rules ? models.filter((model) => mayUse(rules, model.id)) : models;
+  }
+
   /** 403 `AUTH.FORBIDDEN` naming the model when the user's groups do not let them use it. */
   async assertAllowed(userId: string, model: string): Promise<void> {
-    const stored = await this.redis.hgetall(this.key(userId));
-    if (stored.deny === undefined) return;
-    const rules: ModelRules = { allow: (JSON.parse(stored.allow ?? 'null') as string[] | null) ?? undefined, deny: JSON.parse(stored.deny) as string[] };
-    if (!mayUse(rules, model)) {
+    const rules = await this.rulesOf(userId);
+    if (rules && !mayUse(rules, model)) {
       throw new AppError(ErrorCode.Forbidden, `Your groups do not allow the model "${model}"; ask your admin (WEFT_OIDC_GROUP_MODELS)`, { model });
     }
   }

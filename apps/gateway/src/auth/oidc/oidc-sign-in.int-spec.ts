@@ -118,6 +118,55 @@ describe('browser sign-in through the identity provider', () => {
     expect((await complete(ada.browser, ada.csrfToken, 'junior')).status).toBe(403);
   });
 
+  it('shows each user’s groups, quota class, model rules and where their role came from in the admin listing', async () => {
+    const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json' };
+    const listed = async (name: string) => {
+      const { users } = (await (await fetch(`${gateway.base}/v1/admin/users`, { headers: admin })).json()) as { users: Array<{ id: string; name: string; role: string; sso: unknown }> };
+      return users.find((user) => user.name === name);
+    };
+    await signIn('ada');
+    expect(await listed('ada')).toMatchObject({
+      role: 'admin',
+      sso: { email: 'ada@example.com', groups: ['weft-admins', 'weft-users'], roleFrom: 'provider', quotaClass: { tokensPerDay: 0, weight: 2 }, models: { allow: ['*', 'tiny', 'jun*'], deny: ['junior'] } },
+    });
+    await signIn('bob');
+    const bob = await listed('bob');
+    expect(bob).toMatchObject({ role: 'member', sso: { groups: ['weft-users'], roleFrom: 'provider', quotaClass: { tokensPerDay: 5000, weight: 2 }, models: { allow: ['tiny', 'jun*'], deny: [] } } });
+    // An admin's change holds until the next sign-in, and the listing says it was made in Weft.
+    await fetch(`${gateway.base}/v1/admin/users/${String(bob?.id)}`, { method: 'PATCH', headers: admin, body: JSON.stringify({ role: 'admin' }) });
+    expect(await listed('bob')).toMatchObject({ role: 'admin', sso: { roleFrom: 'weft' } });
+    await signIn('bob');
+    expect(await listed('bob')).toMatchObject({ role: 'member', sso: { roleFrom: 'provider' } });
+    const created = await fetch(`${gateway.base}/v1/admin/users`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'scripted' }) });
+    expect(created.status).toBe(201);
+    expect(await listed('scripted')).toMatchObject({ sso: null });
+  });
+
+  it('lists only the models a user’s groups allow on every models route, and refuses a denied one by name', async () => {
+    const ids = async (browser: BrowserClient) => ({
+      weft: ((await call(browser, 'GET', '/v1/models')).json.models as Array<{ id: string }>).map((m) => m.id).sort(),
+      openai: ((await call(browser, 'GET', '/openai/v1/models')).json.data as Array<{ id: string }>).map((m) => m.id).sort(),
+      anthropic: ((await call(browser, 'GET', '/anthropic/v1/models')).json.data as Array<{ id: string }>).map((m) => m.id).sort(),
+    });
+    const bob = await signIn('bob');
+    expect(await ids(bob.browser)).toEqual({ weft: ['junior', 'tiny'], openai: ['junior', 'tiny'], anthropic: ['junior', 'tiny'] });
+    const ada = await signIn('ada');
+    const adaModels = await ids(ada.browser);
+    expect(adaModels.weft).toContain('senior');
+    expect(adaModels.weft).not.toContain('junior');
+    expect(adaModels.openai).toEqual(adaModels.weft);
+    expect(adaModels.anthropic).toEqual(adaModels.weft);
+    const denied = await call(ada.browser, 'GET', '/openai/v1/models/junior');
+    expect(denied.status).toBe(403);
+    expect(denied.text).toContain('Your groups do not allow the model \\"junior\\"');
+    // A key made by an admin, for a user who never signed in through the provider, lists every model.
+    const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json' };
+    const user = (await (await fetch(`${gateway.base}/v1/admin/users`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'keyed' }) })).json()) as { id: string };
+    const key = (await (await fetch(`${gateway.base}/v1/admin/users/${user.id}/keys`, { method: 'POST', headers: admin, body: '{}' })).json()) as { key: string };
+    const everything = (await (await fetch(`${gateway.base}/v1/models`, { headers: { authorization: `Bearer ${key.key}` } })).json()) as { models: Array<{ id: string }> };
+    expect(everything.models.map((m) => m.id)).toEqual(expect.arrayContaining(['junior', 'senior', 'tiny']));
+  });
+
   it('refuses a user in none of the allowed groups with a page that says why, and makes no user', async () => {
     const browser = new BrowserClient();
     const refused = await browser.go(await atProvider(browser, 'eve'));

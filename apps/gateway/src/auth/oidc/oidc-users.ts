@@ -10,6 +10,7 @@ import type { OidcIdentity } from './oidc-admission';
 import { groupLimitsKey, quotaClassOf } from './group-limits';
 import { ModelAccess } from './model-access';
 import { OIDC_SETTINGS, type OidcSettings } from './oidc-settings';
+import { ssoProfileKey } from './sso-profiles';
 
 /** Tries at a free user name (`ada`, `ada-2`, …) before giving up. */
 const NAME_TRIES = 20;
@@ -50,6 +51,8 @@ export class OidcUsers {
       email: identity.email ?? '',
       groups: JSON.stringify(identity.groups),
       signedInAt: new Date().toISOString(),
+      // The role the groups gave (empty while roles are managed in Weft): the listings show where a role came from.
+      providerRole: role ?? '',
     });
     return user;
   }
@@ -92,6 +95,6 @@ export class OidcUsers {
   }
 
   private profileKey(userId: string): string {
-    return `${this.keys.prefix}oidc:profile:${userId}`;
+    return ssoProfileKey(this.keys, userId);
   }
 }

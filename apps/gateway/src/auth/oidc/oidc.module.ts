@@ -9,6 +9,7 @@ import { OIDC_SETTINGS, oidcSettingsOf } from './oidc-settings';
 import { OidcSignIn } from './oidc-sign-in';
 import { OidcUsers } from './oidc-users';
 import { PendingSignInsRepository } from './pending-sign-ins.repository';
+import { SsoProfiles } from './sso-profiles';
 import { WebSessionAuth } from './web-session-auth';
 import { WebSessionsRepository } from './web-sessions.repository';
 
@@ -26,7 +27,8 @@ import { WebSessionsRepository } from './web-sessions.repository';
     WebSessionsRepository,
     WebSessionAuth,
     ModelAccess,
+    SsoProfiles,
   ],
-  exports: [WebSessionAuth, WebSessionsRepository, ModelAccess],
+  exports: [WebSessionAuth, WebSessionsRepository, ModelAccess, SsoProfiles],
 })
 export class OidcModule {}

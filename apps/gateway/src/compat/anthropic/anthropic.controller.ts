@@ -28,8 +28,8 @@ export class AnthropicController {
   ) {}
 
   @Route(apiRoutes.anthropicModels)
-  async listModels() {
-    const { models } = await this.models.list();
+  async listModels(@CurrentPrincipal() principal: Principal) {
+    const { models } = await this.models.listFor(principal.userId);
     const data = models.map((m) => ({ type: 'model', id: m.id, display_name: m.id, created_at: STARTED_AT }));
     return { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null };
   }

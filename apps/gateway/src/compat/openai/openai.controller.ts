@@ -39,15 +39,15 @@ export class OpenAiController {
   ) {}
 
   @Route(apiRoutes.openAiModels)
-  async listModels() {
-    const { models } = await this.models.list();
+  async listModels(@CurrentPrincipal() principal: Principal) {
+    const { models } = await this.models.listFor(principal.userId);
     return { object: 'list', data: models.map(openAiModel) };
   }
 
   /** Model ids may hold a slash (`scripted/demo`): Express 5 gives the wildcard as segments. */
   @Route(apiRoutes.openAiModel)
-  async getModel(@Param('id') id: string | string[]) {
-    return openAiModel(await this.models.assertKnown(Array.isArray(id) ? id.join('/') : id));
+  async getModel(@Param('id') id: string | string[], @CurrentPrincipal() principal: Principal) {
+    return openAiModel(await this.models.assertUsable(principal.userId, Array.isArray(id) ? id.join('/') : id));
   }
 
   @Route(apiRoutes.openAiChat)
