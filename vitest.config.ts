@@ -8,6 +8,7 @@ const alias = {
   '@weft/config': resolve(__dirname, 'libs/config/src/index.ts'),
   '@weft/messaging': resolve(__dirname, 'libs/messaging/src/index.ts'),
   '@weft/logging': resolve(__dirname, 'libs/logging/src/index.ts'),
+  '@weft/metrics': resolve(__dirname, 'libs/metrics/src/index.ts'),
 };
 const plugins = [swc.vite({ module: { type: 'es6' } })];
 

@@ -12,6 +12,7 @@ export default defineConfig({
       '@weft/config': resolve(root, 'libs/config/src/index.ts'),
       '@weft/messaging': resolve(root, 'libs/messaging/src/index.ts'),
       '@weft/logging': resolve(root, 'libs/logging/src/index.ts'),
+      '@weft/metrics': resolve(root, 'libs/metrics/src/index.ts'),
     },
   },
 });

@@ -50,6 +50,7 @@ const EXTRA_COMPOSE_FILES = [
 const COMPOSE_ONLY_MEANINGS: Record<string, string> = {
   WEFT_PROXY_ALLOWED_HOSTS:
     'Hosts sandbox runs reach through the allow-listing proxy, comma-separated; `.example.com` allows a domain and its subdomains ([sandbox.md](sandbox.md)).',
+  WEFT_PROMETHEUS_RETENTION: 'How long the `monitoring` profile\'s Prometheus keeps samples (`--storage.tsdb.retention.time`; [monitoring.md](monitoring.md)).',
 };
 
 /** The boolean flags' spelling (`booleanFlag` in libs/config). */

@@ -3,8 +3,10 @@ import type { SandboxConfig } from '@weft/config';
 import { Routes, SERVICE_HEARTBEAT_INTERVAL_MS } from '@weft/contracts';
 import type { Logger } from '@weft/logging';
 import { ServiceHeartbeatPublisher, natsServerFrom } from '@weft/messaging';
+import { MetricsEndpoint } from '@weft/metrics';
 import { ExecModule } from './exec/exec.module';
 import { LongRunModule } from './long-runs/long-run.module';
+import { SandboxMetrics } from './metrics/sandbox-metrics';
 import { LOGGER, SANDBOX_CONFIG } from './tokens';
 
 /** The root module, closed over the config parsed once at boot. */
@@ -24,8 +26,14 @@ export function createAppModule(config: SandboxConfig, logger: Logger): Type<unk
             logger,
           ),
       },
+      { provide: SandboxMetrics, useValue: new SandboxMetrics(config.WORKSPACES_DIR) },
+      {
+        provide: MetricsEndpoint,
+        useFactory: (metrics: SandboxMetrics) => new MetricsEndpoint(metrics.registry, { port: config.METRICS_PORT, host: config.METRICS_HOST }, logger),
+        inject: [SandboxMetrics],
+      },
     ],
-    exports: [SANDBOX_CONFIG, LOGGER],
+    exports: [SANDBOX_CONFIG, LOGGER, SandboxMetrics],
   })
   class CoreModule {}
 

@@ -3,8 +3,10 @@ import type { ToolsConfig } from '@weft/config';
 import { Routes, SERVICE_HEARTBEAT_INTERVAL_MS } from '@weft/contracts';
 import type { Logger } from '@weft/logging';
 import { ServiceHeartbeatPublisher, natsServerFrom } from '@weft/messaging';
+import { MetricsEndpoint } from '@weft/metrics';
 import { GitCloner } from './git/git-cloner';
 import { GitImporter } from './git/git-importer';
+import { ToolsMetrics } from './metrics/tools-metrics';
 import { RipgrepAdapter } from './search/ripgrep.adapter';
 import { ToolRegistry } from './tool/tool-registry';
 import { ToolsController } from './tool/tools.controller';
@@ -28,6 +30,12 @@ export function createAppModule(config: ToolsConfig, logger: Logger): Type<unkno
             { nats: natsServerFrom(config), route: Routes.toolsWorkerAnnounced, intervalMs: SERVICE_HEARTBEAT_INTERVAL_MS, service: 'tools' },
             logger,
           ),
+      },
+      { provide: ToolsMetrics, useValue: new ToolsMetrics(config.WORKSPACES_DIR) },
+      {
+        provide: MetricsEndpoint,
+        useFactory: (metrics: ToolsMetrics) => new MetricsEndpoint(metrics.registry, { port: config.METRICS_PORT, host: config.METRICS_HOST }, logger),
+        inject: [ToolsMetrics],
       },
       { provide: WorkspaceStore, useFactory: (c: ToolsConfig) => new WorkspaceStore(c.WORKSPACES_DIR), inject: [TOOLS_CONFIG] },
       {

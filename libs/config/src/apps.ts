@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { logEnv, natsEnv, readinessEnv, redisEnv, workspacesEnv } from './common';
+import { logEnv, natsEnv, readinessEnv, redisEnv, workerMetricsEnv, workspacesEnv } from './common';
 import { positiveInt, booleanFlag, hostList } from './fields';
 import { oidcEnv } from './oidc';
 
@@ -224,6 +224,7 @@ export const toolsConfigSchema = z.object({
   ...readinessEnv,
   ...logEnv,
   ...workspacesEnv,
+  ...workerMetricsEnv,
   /** The most bytes a whole-file `read_file` returns, and the cap on any file tool's output. */
   READ_FILE_MAX_BYTES: positiveInt().default(256 * 1024),
   /** Cap on a workspace unpacked from an upload. */

@@ -28,6 +28,17 @@ export const workspacesEnv = {
   WORKSPACES_DIR: z.string().default('/var/lib/weft/workspaces'),
 };
 
+/**
+ * The `/metrics` endpoint of the tools and sandbox workers. Off unless set (tests start several
+ * workers in one process); the compose file sets 9464, the port the inference worker defaults to.
+ */
+export const workerMetricsEnv = {
+  /** Prometheus `/metrics` port; 0 turns the endpoint off. */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+  /** The address the `/metrics` endpoint binds. */
+  METRICS_HOST: z.string().default('0.0.0.0'),
+};
+
 export const readinessEnv = {
   /** Written once the worker listens; the container health check looks for it. */
   READY_FILE: z.string().default('/tmp/weft-ready'),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { logEnv, natsEnv, readinessEnv, workspacesEnv } from './common';
+import { logEnv, natsEnv, readinessEnv, workerMetricsEnv, workspacesEnv } from './common';
 import { positiveInt, booleanFlag } from './fields';
+import { telemetryEnv } from './telemetry';
 
 const IMAGE_ID = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
 
@@ -30,10 +31,12 @@ const imageCatalogue = () =>
     });
 
 const sandboxEnvSchema = z.object({
+  ...telemetryEnv,
   ...natsEnv,
   ...readinessEnv,
   ...logEnv,
   ...workspacesEnv,
+  ...workerMetricsEnv,
   /**
    * The engine resolves bind sources on the host, so the sandbox must know the host path of
    * the workspaces: either directly, or as the named volume whose mountpoint it looks up.

@@ -1,11 +1,11 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { InferenceConfig } from '@weft/config';
 import type { Logger } from '@weft/logging';
+import { MetricsServer, volumeFreeBytesGauge } from '@weft/metrics';
 import { INFERENCE_CONFIG, INFERENCE_METRICS, LOGGER } from '../tokens';
 import type { InferenceMetrics } from './inference-metrics';
-import { MetricsServer } from './metrics-server';
 
-/** Serves `/metrics` on METRICS_PORT while the worker runs (0 turns it off). */
+/** Serves `/metrics` on METRICS_PORT while the worker runs (0 turns it off), with its volumes' free bytes. */
 @Injectable()
 export class MetricsLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly server: MetricsServer;
@@ -15,7 +15,11 @@ export class MetricsLifecycle implements OnApplicationBootstrap, OnApplicationSh
     @Inject(INFERENCE_METRICS) metrics: InferenceMetrics,
     @Inject(LOGGER) private readonly log: Logger,
   ) {
-    this.server = new MetricsServer(metrics, log);
+    this.server = new MetricsServer(metrics.registry, log);
+    // Models are pulled into MODELS_DIR and evicted KV caches saved in KV_STATE_DIR: either filling stops the worker.
+    const volumes: Record<string, string> = { models: config.MODELS_DIR };
+    if (config.KV_STATE_DIR) volumes['kv-state'] = config.KV_STATE_DIR;
+    volumeFreeBytesGauge(metrics.registry, 'weft_inference_volume_free_bytes', volumes);
   }
 
   async onApplicationBootstrap(): Promise<void> {

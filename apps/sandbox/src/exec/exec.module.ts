@@ -16,6 +16,7 @@ import { SessionsController } from '../sessions/sessions.controller';
 import { McpController } from '../mcp/mcp.controller';
 import { StdioMcpServers } from '../mcp/stdio-servers';
 import { RunCancellations } from '../long-runs/run-cancellations';
+import { SandboxGauges } from '../metrics/sandbox-gauges';
 
 @Module({
   imports: [DockerModule, PoolModule],
@@ -29,6 +30,7 @@ import { RunCancellations } from '../long-runs/run-cancellations';
     ProxyNetworks,
     SessionContainers,
     CacheQuota,
+    SandboxGauges,
     { provide: ImageCatalogue, inject: [SANDBOX_CONFIG], useFactory: (config: SandboxConfig) => new ImageCatalogue(config) },
     {
       provide: WorkspaceLocator,

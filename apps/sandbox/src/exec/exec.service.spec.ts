@@ -19,6 +19,7 @@ import { ImageCatalogue } from '../images/image-catalogue';
 import { ProxyNetworks } from '../sessions/proxy-networks';
 import { CacheQuota } from '../cache/cache-quota';
 import { SessionContainers } from '../sessions/session-containers';
+import { SandboxMetrics } from '../metrics/sandbox-metrics';
 
 const outcome: RunOutcome = {
   exitCode: 0,
@@ -104,7 +105,7 @@ async function setup(poolSize = 0) {
   const locator = new WorkspaceLocator(config, runtime);
   const catalogue = new ImageCatalogue(config);
   const sessions = new SessionContainers(config, runtime, locator, catalogue, new ProxyNetworks(config, runtime), egress, new CacheQuota(config, runtime, logger), logger);
-  const service = new ExecService(config, runtime, locator, pool, egress, catalogue, sessions, logger);
+  const service = new ExecService(config, runtime, locator, pool, egress, catalogue, sessions, logger, new SandboxMetrics(config.WORKSPACES_DIR));
   return { runtime, service, pool };
 }
 

@@ -10,6 +10,7 @@ import {
   type WarmContainer,
   WarmContainerGoneError,
 } from '../docker/container-runtime';
+import { SandboxMetrics } from '../metrics/sandbox-metrics';
 import { WarmPool } from '../pool/warm-pool';
 import { LOGGER, SANDBOX_CONFIG } from '../tokens';
 import { buildContainerSpec, commandLine } from './container-spec';
@@ -41,6 +42,7 @@ export class ExecService {
     private readonly catalogue: ImageCatalogue,
     private readonly sessions: SessionContainers,
     @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(SandboxMetrics) private readonly metrics: SandboxMetrics,
   ) {}
 
   async run(request: ParsedExecRequest, hooks: RunHooks = {}): Promise<ExecResult> {
@@ -59,7 +61,8 @@ export class ExecService {
       outputMaxBytes: this.config.SANDBOX_OUTPUT_MAX_BYTES,
       ...hooks,
     };
-    const { result, warm } = await this.execute(request, argv, options);
+    const kind = hooks.onOutput ? (`long_${request.mode}` as const) : request.mode;
+    const { result, warm } = await this.metrics.track(kind, () => this.execute(request, argv, options));
     // Ids and outcome only: commands and output may carry secrets.
     this.logger.info(
       {

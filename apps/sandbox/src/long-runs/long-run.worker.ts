@@ -2,9 +2,10 @@ import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationB
 import type { SandboxConfig } from '@weft/config';
 import { AppError, Queues, Routes, sandboxJobSchema } from '@weft/contracts';
 import type { Logger } from '@weft/logging';
-import { type Job, UnrecoverableError, Worker } from 'bullmq';
+import { type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Subscription } from 'nats';
+import { SandboxMetrics } from '../metrics/sandbox-metrics';
 import { LOGGER, SANDBOX_CONFIG } from '../tokens';
 import { LongRunService } from './long-run.service';
 import { RunCancellations } from './run-cancellations';
@@ -20,6 +21,8 @@ const CLOSE_DEADLINE_MS = 10_000;
 @Injectable()
 export class LongRunWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private worker?: Worker;
+  /** Read by the metrics only: the queue's job counts. */
+  private queue?: Queue;
   private connection?: Redis;
   private cancelSubscription?: Subscription;
 
@@ -29,6 +32,7 @@ export class LongRunWorker implements OnApplicationBootstrap, BeforeApplicationS
     private readonly cancellations: RunCancellations,
     private readonly bus: NatsEventBus,
     @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(SandboxMetrics) private readonly metrics: SandboxMetrics,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -47,11 +51,15 @@ export class LongRunWorker implements OnApplicationBootstrap, BeforeApplicationS
       maxStalledCount: 0,
     });
     this.worker.on('error', (err) => this.logger.error({ err }, 'long-run worker error'));
+    const queue = new Queue(Queues.sandboxRuns, { connection: this.connection, prefix: `${this.config.REDIS_KEY_PREFIX}bull` });
+    this.queue = queue;
+    this.metrics.watch({ longRunJobs: () => queue.getJobCounts('waiting', 'active', 'delayed') });
   }
 
   private async process(job: Job): Promise<unknown> {
     const parsed = sandboxJobSchema.safeParse(job.data);
     if (!parsed.success) throw new UnrecoverableError(`Invalid sandbox job ${job.id}: ${parsed.error.message}`);
+    this.metrics.longRunWaited((Date.now() - job.timestamp) / 1000);
     try {
       return await this.runs.run(parsed.data);
     } catch (error) {
@@ -73,6 +81,7 @@ export class LongRunWorker implements OnApplicationBootstrap, BeforeApplicationS
         await closing;
       }
       clearTimeout(timer);
+      await this.queue?.close();
       await this.connection?.quit();
     }
     await this.bus.close();

@@ -20,10 +20,17 @@ export interface ProxyRoute {
  */
 @Injectable()
 export class ProxyNetworks {
+  /** The networks this process has made or joined: what the metrics report in use. */
+  private readonly networks = new Set<string>();
+
   constructor(
     @Inject(SANDBOX_CONFIG) private readonly config: Pick<SandboxConfig, 'SANDBOX_PROXY_CONTAINER' | 'SANDBOX_PROXY_PORT'>,
     @Inject(CONTAINER_RUNTIME) private readonly runtime: Pick<ContainerRuntime, 'ensureProxyNetwork' | 'findComposeProxy'>,
   ) {}
+
+  get count(): number {
+    return this.networks.size;
+  }
 
   async routeFor(ownerId: string): Promise<ProxyRoute> {
     const proxy = this.config.SANDBOX_PROXY_CONTAINER ?? (await this.runtime.findComposeProxy());
@@ -39,6 +46,7 @@ export class ProxyNetworks {
     // The proxy's id keeps two stacks on one engine from sharing a user's network.
     const network = `weft-proxy-${proxy.slice(0, 12)}-${ownerId}`;
     await this.runtime.ensureProxyNetwork(network, proxy, PROXY_ALIAS);
+    this.networks.add(network);
     return { network, url: `http://${PROXY_ALIAS}:${this.config.SANDBOX_PROXY_PORT}` };
   }
 }

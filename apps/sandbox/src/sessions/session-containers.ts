@@ -63,6 +63,11 @@ export class SessionContainers {
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
+  /** Session containers this process holds (made, adopted or being made). */
+  get count(): number {
+    return this.live.size;
+  }
+
   async run(request: SessionCommand, options: RunOptions): Promise<ExecResult> {
     const { located, root, image, name, workingDir } = await this.prepare(request);
     const runId = randomBytes(8).toString('hex');
