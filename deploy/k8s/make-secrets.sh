@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Writes an overlay's secrets.env with fresh random secrets, as `npm run setup` does for compose's
-# .env: the admin token and NATS's two passwords. An existing secrets.env is kept.
+# .env: the admin token, NATS's two passwords and Redis's. An existing secrets.env is kept.
 #   bash deploy/k8s/make-secrets.sh deploy/k8s/overlays/cpu-demo
 set -euo pipefail
 overlay=${1:?usage: make-secrets.sh <overlay folder>}
@@ -13,6 +13,7 @@ umask 077
   echo "WEFT_ADMIN_TOKEN=$(random)"
   echo "WEFT_NATS_PASSWORD=$(random)"
   echo "WEFT_NATS_WORKER_PASSWORD=$(random)"
+  echo "WEFT_REDIS_PASSWORD=$(random)"
   # The OIDC client's secret, when sign-in through your provider is on (docs/sso.md); else empty.
   echo "WEFT_OIDC_CLIENT_SECRET="
 } >"$out"

@@ -4,13 +4,13 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { apiRoutes } from '@weft/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
 import { modelsConfigSchema } from '../../apps/inference/src/registry/models-config.schema';
 import { composeEnvironment, composeInterpolations } from '../../scripts/docs/compose-settings';
 import { networkPolicies, selects } from './k8s-policies';
 import { K8S_DIR, type K8sObject, kubectlVersion, makeSecrets, render, scratchCopy } from './k8s-render';
 import { schemaErrors } from './k8s-schemas';
-import { containerEnvironment, dataOf, find, podSpec, referencedObjects, workloads } from './k8s-workloads';
+import { type Container, containerEnvironment, dataOf, find, podSpec, referencedObjects, workloads } from './k8s-workloads';
 
 // `kubectl kustomize` renders deploy/k8s's base and each overlay; every object is checked against
 // the Kubernetes API's OpenAPI schemas (kubernetes-models) and against what users rely on. No
@@ -219,6 +219,7 @@ describe('deploy/k8s', () => {
         const container = podSpec(find(objects, ...target)).containers[0];
         const k8s = containerEnvironment(objects, container ?? { name: '', image: '' });
         for (const variable of environment.keys()) {
+          if (variable === 'REDIS_URL') continue; // the cluster's Redis asks for a password: checked below
           const from = interpolations.find((one) => one.service === service && one.target === `environment.${variable}`);
           const got = k8s.get(variable);
           const where = `${name}: ${service}'s ${variable}`;
@@ -242,6 +243,43 @@ describe('deploy/k8s', () => {
     expect(modelsConfigSchema.safeParse(gpuModels).error).toBeUndefined();
     const registry = (renders.get('nvidia-gpu') ?? []).find((object) => object.kind === 'ConfigMap' && object.metadata.name.startsWith('weft-models-'));
     expect(JSON.parse((registry?.data as Record<string, string>)['models.json'] ?? '{}')).toEqual(gpuModels);
+  });
+
+  it('puts Redis behind the password of the Secret, which the gateway sends in its REDIS_URL', () => {
+    for (const [name, objects] of renders) {
+      const [redis] = podSpec(find(objects, 'StatefulSet', 'redis')).containers;
+      expect((redis as unknown as { args: string[] }).args.join(' '), name).toContain('--requirepass $(WEFT_REDIS_PASSWORD)');
+      expect(containerEnvironment(objects, redis as Container).get('WEFT_REDIS_PASSWORD'), name).toMatchObject({ key: 'WEFT_REDIS_PASSWORD' });
+      const [gateway] = podSpec(find(objects, 'Deployment', 'gateway')).containers;
+      // $(NAME) is filled in only from a variable defined earlier in the list.
+      const names = (gateway?.env ?? []).map((variable) => variable.name);
+      expect(names.indexOf('WEFT_REDIS_PASSWORD'), name).toBeGreaterThanOrEqual(0);
+      expect(names.indexOf('WEFT_REDIS_PASSWORD'), name).toBeLessThan(names.indexOf('REDIS_URL'));
+      expect(containerEnvironment(objects, gateway as Container).get('REDIS_URL')).toEqual({ value: 'redis://:$(WEFT_REDIS_PASSWORD)@redis:6379' });
+    }
+  });
+
+  it("runs the sandbox host's sandbox and proxy as docker-compose.yml does, less what the cluster provides", async () => {
+    const main = composeEnvironment(await readFile(join(ROOT, 'docker-compose.yml'), 'utf8'));
+    const hostText = await readFile(join(K8S_DIR, 'sandbox-host/docker-compose.yml'), 'utf8');
+    const host = composeEnvironment(hostText);
+    // Where the cluster's NATS, Redis and workspaces are differs; everything else is the same.
+    const ownToTheHost = ['NATS_URL', 'REDIS_URL', 'NATS_PASSWORD', 'WORKSPACES_VOLUME', 'WORKSPACES_HOST_DIR'];
+    const hostSandbox = host.get('sandbox') ?? new Map<string, string>();
+    for (const [variable, value] of main.get('sandbox') ?? []) {
+      if (!ownToTheHost.includes(variable)) expect(hostSandbox.get(variable), `the sandbox host's ${variable}`).toBe(value);
+    }
+    expect(host.get('proxy')).toEqual(main.get('proxy'));
+    const required = composeInterpolations(hostText).filter((one) => one.requiredMessage !== undefined).map((one) => one.variable);
+    expect(new Set(required)).toEqual(new Set(['WEFT_WORKSPACES_HOST_DIR', 'WEFT_NATS_URL', 'WEFT_NATS_PASSWORD', 'WEFT_REDIS_URL']));
+  });
+
+  it('ships examples that the Kubernetes API schemas accept', async () => {
+    for (const file of await readdir(join(K8S_DIR, 'examples'))) {
+      const objects = parseAllDocuments(await readFile(join(K8S_DIR, 'examples', file), 'utf8')).map((document) => document.toJSON() as K8sObject);
+      expect(objects.length, file).toBeGreaterThan(0);
+      expect(objects.flatMap(schemaErrors), file).toEqual([]);
+    }
   });
 
   it("names every image it runs in the overlay's images list, so a registry and tag can be set in one place", async () => {
