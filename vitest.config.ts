@@ -6,6 +6,7 @@ import { defineConfig } from 'vitest/config';
 const alias = {
   '@weft/contracts': resolve(__dirname, 'libs/contracts/src/index.ts'),
   '@weft/config': resolve(__dirname, 'libs/config/src/index.ts'),
+  '@weft/telemetry': resolve(__dirname, 'libs/telemetry/src/index.ts'),
   '@weft/messaging': resolve(__dirname, 'libs/messaging/src/index.ts'),
   '@weft/logging': resolve(__dirname, 'libs/logging/src/index.ts'),
   '@weft/metrics': resolve(__dirname, 'libs/metrics/src/index.ts'),

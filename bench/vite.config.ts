@@ -10,6 +10,7 @@ export default defineConfig({
     alias: {
       '@weft/contracts': resolve(root, 'libs/contracts/src/index.ts'),
       '@weft/config': resolve(root, 'libs/config/src/index.ts'),
+      '@weft/telemetry': resolve(root, 'libs/telemetry/src/index.ts'),
       '@weft/messaging': resolve(root, 'libs/messaging/src/index.ts'),
       '@weft/logging': resolve(root, 'libs/logging/src/index.ts'),
       '@weft/metrics': resolve(root, 'libs/metrics/src/index.ts'),

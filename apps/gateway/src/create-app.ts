@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { type Logger, PinoNestLogger, createLogger } from '@weft/logging';
+import { httpServerTracing } from '@weft/telemetry';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { AppModule } from './app.module';
 import { AppExceptionFilter, sendHttpError } from './common/app-exception.filter';
@@ -17,6 +18,8 @@ import { GZIP_TYPES } from './workspaces/workspace-upload';
 const JSON_BODY_LIMIT = '1mb';
 /** Stateless clients resend the whole conversation, tool definitions and all, on every request. */
 const COMPAT_PREFIXES = ['/openai', '/anthropic'];
+/** Probes and scrapes, every few seconds: not worth a trace each. */
+const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 export interface CreateGatewayOptions {
   logger?: Logger;
@@ -32,6 +35,7 @@ export async function createGatewayApp(
     bodyParser: false,
     logger: new PinoNestLogger(logger),
   });
+  app.use(httpServerTracing((path) => UNTRACED_PATHS.has(path)));
   app.use(requestLogging(logger));
   // Plain Express middleware, not Nest's `forRoutes`: that would add a route of every method to
   // the router, which the route table (api-fuzz) and /openapi.json must not see.

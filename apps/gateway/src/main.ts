@@ -3,9 +3,12 @@ import { ConfigError, loadConfig } from '@weft/config';
 import { createLogger } from '@weft/logging';
 import { gatewaySettingsSchema } from './config';
 import { createGatewayApp } from './create-app';
+import { startTracing } from '@weft/telemetry';
 
 async function bootstrap(): Promise<void> {
   const config = loadConfig(gatewaySettingsSchema);
+  // Before the app exists, so every span it makes has a provider to go to (a no-op one when off).
+  startTracing('weft-gateway', config);
   const logger = createLogger('gateway', config.LOG_LEVEL);
   const app = await createGatewayApp(config, { logger });
   await app.listen(config.PORT, config.HOST);

@@ -4,9 +4,12 @@ import 'reflect-metadata';
 import { inferenceConfigSchema, loadConfig } from '@weft/config';
 import { listenAndMarkReady } from '@weft/messaging';
 import { createInferenceApp } from './app';
+import { startTracing } from '@weft/telemetry';
 
 async function bootstrap(): Promise<void> {
   const config = loadConfig(inferenceConfigSchema);
+  // Before the app exists, so every span it makes has a provider to go to (a no-op one when off).
+  startTracing('weft-inference', config);
   const app = await createInferenceApp(config);
   await listenAndMarkReady(app, config.READY_FILE);
 }

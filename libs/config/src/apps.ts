@@ -2,8 +2,10 @@ import { z } from 'zod';
 import { logEnv, natsEnv, readinessEnv, redisEnv, workerMetricsEnv, workspacesEnv } from './common';
 import { positiveInt, booleanFlag, hostList } from './fields';
 import { oidcEnv } from './oidc';
+import { telemetryEnv } from './telemetry';
 
 export const gatewayConfigSchema = z.object({
+  ...telemetryEnv,
   ...natsEnv,
   ...redisEnv,
   ...logEnv,
@@ -160,6 +162,7 @@ function collectApiKeys(env: unknown): unknown {
 }
 
 const inferenceEnvSchema = z.object({
+  ...telemetryEnv,
   ...natsEnv,
   ...readinessEnv,
   ...logEnv,
@@ -220,6 +223,7 @@ export const inferenceConfigSchema = z.preprocess(collectApiKeys, inferenceEnvSc
 export type InferenceConfig = z.infer<typeof inferenceEnvSchema>;
 
 export const toolsConfigSchema = z.object({
+  ...telemetryEnv,
   ...natsEnv,
   ...readinessEnv,
   ...logEnv,

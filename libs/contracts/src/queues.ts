@@ -34,6 +34,8 @@ export const runTurnJobSchema = z.object({
   /** The model of this turn when not the session's (a task sent straight to the junior). */
   model: z.string().optional(),
   chain: chainInvocationSchema.optional(),
+  /** W3C trace context of the request that queued the turn, so its run joins that trace. */
+  trace: z.object({ traceparent: z.string().max(128), tracestate: z.string().max(512).optional() }).optional(),
   /**
    * Set while the turn is parked (waiting for a person without holding a slot): what its runs
    * before the park spent, so the resumed run carries the turn's usage and time budget on.

@@ -10,3 +10,5 @@ export { natsConnectOptions, natsServerFrom } from './nats-server';
 export type { NatsEnv, NatsServer } from './nats-server';
 export { ServiceHeartbeatPublisher } from './service-heartbeat';
 export type { ServiceHeartbeatOptions } from './service-heartbeat';
+export { NatsTraceInterceptor } from './nats-trace.interceptor';
+export { traceCarrierFrom, withTraceHeaders } from './trace-headers';

@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { type MicroserviceOptions, Transport } from '@nestjs/microservices';
 import { PinoNestLogger, type Logger } from '@weft/logging';
 import { natsConnectOptions, type NatsServer } from './nats-server';
+import { NatsTraceInterceptor } from './nats-trace.interceptor';
 import { WireErrorFilter } from './rpc-server';
 
 export interface NatsMicroserviceOptions {
@@ -14,7 +15,8 @@ export interface NatsMicroserviceOptions {
 
 /**
  * Creates a worker: a NestJS microservice on the NATS transport in its service's queue group,
- * logging through pino, with every error leaving it as a wire error, and shutdown hooks on.
+ * logging through pino, with every error leaving it as a wire error, messages that carry a trace
+ * context traced, and shutdown hooks on.
  */
 export async function createNatsMicroservice(
   module: Type<unknown>,
@@ -30,6 +32,7 @@ export async function createNatsMicroservice(
   app.useGlobalFilters(
     new WireErrorFilter((error) => options.logger.error({ err: error }, `unexpected error in ${options.queue} worker`)),
   );
+  app.useGlobalInterceptors(new NatsTraceInterceptor());
   app.enableShutdownHooks();
   return app;
 }

@@ -3,6 +3,7 @@ import { EmptyResponseException } from '@nestjs/microservices/errors/empty-respo
 import { AppError, ErrorCode, isWireError, type Route } from '@weft/contracts';
 import { Observable, TimeoutError, firstValueFrom, timeout } from 'rxjs';
 import type { z } from 'zod';
+import { withTraceHeaders } from './trace-headers';
 
 export interface RequestOptions {
   /** Overall deadline for a single reply, or the gap allowed between two streamed messages. */
@@ -28,7 +29,7 @@ export class RpcClient {
     const body = parseOrThrow(route.request, payload, `request to ${route.subject}`);
     const ms = options.timeoutMs ?? this.defaultTimeoutMs;
     try {
-      const reply = await firstValueFrom(this.proxy.send(route.subject, body).pipe(timeout({ first: ms })));
+      const reply = await firstValueFrom(this.proxy.send(route.subject, withTraceHeaders(body)).pipe(timeout({ first: ms })));
       return parseOrThrow(route.response, reply, `reply from ${route.subject}`);
     } catch (error) {
       throw toAppError(error, route.subject, ms);
@@ -43,7 +44,7 @@ export class RpcClient {
   ): AsyncGenerator<z.infer<Res>> {
     const body = parseOrThrow(route.request, payload, `request to ${route.subject}`);
     const ms = options.timeoutMs ?? this.defaultTimeoutMs;
-    const source = this.proxy.send(route.subject, body).pipe(timeout({ each: ms }));
+    const source = this.proxy.send(route.subject, withTraceHeaders(body)).pipe(timeout({ each: ms }));
     try {
       for await (const message of observableToIterable(source, options.signal)) {
         yield parseOrThrow(route.response, message, `stream message from ${route.subject}`);

@@ -8,6 +8,7 @@ import {
   type SessionEvent,
   type ToolCall,
 } from '@weft/contracts';
+import { SpanKind, inSpan } from '@weft/telemetry';
 import { AbortedError, abortable, raceAbort } from './abortable';
 import { DeltaBatcher } from './delta-batcher';
 import { ContextManager } from './context-manager';
@@ -158,7 +159,20 @@ export class AgentLoop {
    * One generation, its deltas relayed into the log as they arrive. A cancel aborts it (and the
    * worker's request); so does the turn's time budget, when tools are on (summaries always run).
    */
-  private async generate(turn: TurnContext, spec: LoopSpec, withTools: boolean, jsonSchema?: Record<string, unknown>): Promise<Step> {
+  private generate(turn: TurnContext, spec: LoopSpec, withTools: boolean, jsonSchema?: Record<string, unknown>): Promise<Step> {
+    // One span per model step: token counts, never the prompt or the reply.
+    const attributes = { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': spec.model };
+    return inSpan(`chat ${spec.model}`, { kind: SpanKind.CLIENT, attributes }, async (span) => {
+      const step = await this.generateStep(turn, spec, withTools, jsonSchema);
+      span?.setAttribute('weft.step.outcome', step.kind);
+      if (step.kind === 'done') {
+        span?.setAttributes({ 'gen_ai.usage.input_tokens': step.result.usage.promptTokens, 'gen_ai.usage.output_tokens': step.result.usage.completionTokens });
+      }
+      return step;
+    });
+  }
+
+  private async generateStep(turn: TurnContext, spec: LoopSpec, withTools: boolean, jsonSchema?: Record<string, unknown>): Promise<Step> {
     const history = await this.store.messages(spec.thread);
     const tools = withTools ? [...spec.tools.values()].map((tool) => tool.definition) : undefined;
     const prompt = await this.context.prompt(
@@ -284,7 +298,12 @@ export class AgentLoop {
       if (await this.store.claimToolCall(spec.thread, c.id)) return authorization;
       return { allowed: false as const, output: `${ErrorCode.Conflict}: this call is already running elsewhere` };
     };
-    const running = runToolCall(spec.tools, call, spec.toolContext, authorize);
+    // The tool's span holds its permission wait and the worker's (tools, sandbox) span under it.
+    const running = inSpan(`tool ${call.name}`, { attributes: { 'gen_ai.tool.name': call.name, 'gen_ai.tool.call.id': call.id } }, async (span) => {
+      const outcome = await runToolCall(spec.tools, call, spec.toolContext, authorize);
+      span?.setAttribute('weft.tool.is_error', outcome.isError === true);
+      return outcome;
+    });
     try {
       return await raceAbort(running, turn.cancel);
     } catch (error) {

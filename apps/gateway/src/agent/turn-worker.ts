@@ -9,6 +9,7 @@ import { LOGGER } from '../infra/tokens';
 import { PermissionRequestsRepository } from '../permissions/permission-requests.repository';
 import { TurnQueue } from '../turns/turn-queue';
 import { type TurnRunOutcome, TurnRunner } from './turn-runner';
+import { traceTurnRun } from './turn-tracing';
 
 const CLOSE_DEADLINE_MS = 10_000;
 /** A turn is resumed this many times after its replica died; then it fails. */
@@ -50,12 +51,14 @@ export class TurnWorker implements OnApplicationBootstrap, OnModuleDestroy {
     const parsed = agentJobSchema.safeParse(job.data);
     if (!parsed.success) throw new UnrecoverableError(`Invalid agent job ${job.id}: ${parsed.error.message}`);
     // Planning and chain turns report each subtask or step as the job's progress.
-    const outcome = await this.runner.run(
-      parsed.data,
-      async (report) => {
-        await job.updateProgress({ ...report });
-      },
-      { parkAfterMs: this.config.PERMISSION_PARK_AFTER_MS },
+    const outcome = await traceTurnRun(parsed.data, job.timestamp, () =>
+      this.runner.run(
+        parsed.data,
+        async (report) => {
+          await job.updateProgress({ ...report });
+        },
+        { parkAfterMs: this.config.PERMISSION_PARK_AFTER_MS },
+      ),
     );
     if (outcome.kind === 'parked') await this.park(job, token, outcome);
   }

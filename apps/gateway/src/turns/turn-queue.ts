@@ -1,5 +1,6 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { Jobs, Queues, type RunTurnJobInput, runTurnJobSchema } from '@weft/contracts';
+import { currentTraceCarrier } from '@weft/telemetry';
 import { Job, Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { GATEWAY_CONFIG, type GatewaySettings } from '../config';
@@ -27,7 +28,9 @@ export class TurnQueue implements OnApplicationShutdown {
 
   /** `place`: the turn's rank in its user's share (1 for their first running turn). */
   async enqueue(job: Omit<RunTurnJobInput, 'kind'>, place = 1): Promise<void> {
-    const data = runTurnJobSchema.parse({ ...job, kind: Jobs.runTurn });
+    // The request's trace context rides in the job, so the run (on any replica) joins its trace.
+    const trace = currentTraceCarrier();
+    const data = runTurnJobSchema.parse({ ...job, kind: Jobs.runTurn, ...(trace ? { trace } : {}) });
     // Not retried: a turn calls tools that are not idempotent.
     await this.queue.add(Jobs.runTurn, data, {
       jobId: job.turnId,
