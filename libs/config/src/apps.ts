@@ -15,6 +15,8 @@ export const gatewayConfigSchema = z.object({
   HOST: z.string().default('0.0.0.0'),
   /** Bootstrap admin credential for `/v1/admin/*`, until an admin user's key takes over (it can then be rotated or turned off). */
   WEFT_ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters'),
+  /** Break glass: at start, puts WEFT_ADMIN_TOKEN back in effect after the bootstrap token was rotated or turned off (audited). Unset it again once an admin is back in. */
+  WEFT_ADMIN_TOKEN_RESTORE: booleanFlag().default(false),
   /** Largest accepted workspace upload (compressed). */
   WORKSPACE_UPLOAD_MAX_BYTES: positiveInt().default(8 * 1024 * 1024),
   /** Bytes all of one user's workspaces may hold together; an upload past it is refused with 413. */

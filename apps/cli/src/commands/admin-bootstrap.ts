@@ -18,7 +18,7 @@ export function addBootstrapCommands(admin: Command, ctx: CliContext, connect: A
     });
   admin
     .command('bootstrap-token')
-    .description("show the bootstrap admin token's state, or turn it off (`off`): then only admin users' keys manage the gateway")
+    .description("show the bootstrap admin token's state, or turn it off (`off`): then only admin users' keys manage the gateway (with SSO on, an admin must have signed in through the identity provider first; WEFT_ADMIN_TOKEN_RESTORE=true at the gateway's start brings it back)")
     .addArgument(new Argument('[action]', 'status, or off').choices(['status', 'off']).default('status'))
     .action(async (action: 'status' | 'off') => {
       const client = await connect();

@@ -48,4 +48,13 @@ export class BootstrapTokensRepository {
   async enabledAdmins(): Promise<number> {
     return this.redis.scard(this.keys.enabledAdmins());
   }
+
+  async enabledAdminIds(): Promise<string[]> {
+    return this.redis.smembers(this.keys.enabledAdmins());
+  }
+
+  /** WEFT_ADMIN_TOKEN is the bootstrap token again (the break-glass start). */
+  async restoreEnvToken(): Promise<void> {
+    await this.redis.del(this.keys.adminBootstrap());
+  }
 }

@@ -29,6 +29,6 @@ import { WebSessionsRepository } from './web-sessions.repository';
     ModelAccess,
     SsoProfiles,
   ],
-  exports: [WebSessionAuth, WebSessionsRepository, ModelAccess, SsoProfiles],
+  exports: [WebSessionAuth, WebSessionsRepository, ModelAccess, SsoProfiles, OIDC_SETTINGS],
 })
 export class OidcModule {}

@@ -24,6 +24,10 @@ export class SsoProfiles {
     private readonly modelAccess: ModelAccess,
   ) {}
 
+  async signedIn(userId: string): Promise<boolean> {
+    return (await this.redis.hexists(ssoProfileKey(this.keys, userId), 'subject')) === 1;
+  }
+
   /** Null for a user who never signed in through the provider. */
   async of(userId: string, role: UserRole): Promise<SsoProfile | null> {
     const record = await this.redis.hgetall(ssoProfileKey(this.keys, userId));
