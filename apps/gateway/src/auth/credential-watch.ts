@@ -51,7 +51,8 @@ export class CredentialWatch implements OnModuleDestroy {
     const [id, disabled] = (userReply?.[1] ?? []) as Array<string | null>;
     if (id === null || id === undefined) return `user ${principal.userId} no longer exists`;
     if (disabled === '1') return `user ${principal.userId} is disabled`;
-    if (keyReply?.[1] !== 1) return `API key ${principal.keyId} was revoked`;
+    // A browser session has no key record: its end (expiry above, sign-out by notice) is what counts.
+    if (!principal.webSession && keyReply?.[1] !== 1) return `API key ${principal.keyId} was revoked`;
     return undefined;
   }
 
@@ -90,7 +91,7 @@ export class CredentialWatch implements OnModuleDestroy {
       return;
     }
     for (const watcher of [...this.watchers]) {
-      if (notice.keyId === watcher.principal.keyId) watcher.end(`API key ${watcher.principal.keyId} was revoked`);
+      if (notice.keyId === watcher.principal.keyId) watcher.end(watcher.principal.webSession ? 'signed out' : `API key ${watcher.principal.keyId} was revoked`);
       else if (notice.userId === watcher.principal.userId) watcher.end(`user ${watcher.principal.userId} was disabled`);
     }
   }

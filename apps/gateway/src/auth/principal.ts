@@ -8,6 +8,8 @@ export interface Principal {
   keyId: string;
   /** When the key stops working (ISO time); absent: never. A long stream ends then. */
   keyExpiresAt?: string;
+  /** A browser signed in through the identity provider: `keyId` stands for its session, which has no API key record. */
+  webSession?: boolean;
 }
 
 type WithPrincipal = Request & { principal?: Principal };

@@ -1,10 +1,11 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { AppError, ErrorCode } from '@weft/contracts';
 import type { Request } from 'express';
 import { UsersRepository } from '../../users/users.repository';
 import type { Principal } from '../principal';
 import { CSRF_HEADER, SESSION_COOKIE, readCookie } from './session-cookies';
+import { WebSessionRefresh } from './web-session-refresh';
 import { type WebSession, WebSessionsRepository } from './web-sessions.repository';
 
 /** Methods that change nothing: no CSRF token needed. */
@@ -20,6 +21,7 @@ export class WebSessionAuth {
   constructor(
     private readonly sessions: WebSessionsRepository,
     private readonly users: UsersRepository,
+    private readonly refresh: WebSessionRefresh,
   ) {}
 
   /** Undefined when the request has no session cookie; throws when it has one that does not hold. */
@@ -29,7 +31,7 @@ export class WebSessionAuth {
     if (!SAFE_METHODS.has(req.method) && !sameToken(req.headers[CSRF_HEADER], session.csrfToken)) {
       throw new AppError(ErrorCode.Forbidden, `Missing or wrong ${CSRF_HEADER} header: a signed-in page sends its session's CSRF token with every change`);
     }
-    return { userId: session.userId, keyId: sessionKeyId(session), keyExpiresAt: session.expiresAt };
+    return { userId: session.userId, keyId: sessionKeyId(session), keyExpiresAt: session.expiresAt, webSession: true };
   }
 
   /** The live session the cookie names; a disabled user's sessions all end here. */
@@ -43,14 +45,13 @@ export class WebSessionAuth {
       await this.sessions.destroyAllFor(session.userId);
       throw new AppError(user ? ErrorCode.Forbidden : ErrorCode.Unauthorized, user ? `User ${user.name} is disabled; ask your admin` : 'Your user no longer exists');
     }
+    // Due a refresh at the provider: one it refuses ends the session here (and throws).
+    await this.refresh.refreshIfDue(session);
     return session;
   }
 }
 
-/** Stands where an API key's id would (own-key listings, the audit log); never the session id itself. */
-export function sessionKeyId(session: WebSession): string {
-  return `websession_${createHash('sha256').update(session.id).digest('base64url').slice(0, 12)}`;
-}
+export { sessionKeyId } from './web-sessions.repository';
 
 function sameToken(sent: string | string[] | undefined, expected: string): boolean {
   if (typeof sent !== 'string') return false;
