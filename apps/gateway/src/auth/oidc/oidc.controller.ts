@@ -3,13 +3,14 @@ import { AppError, type DeviceSignInPollBody, ErrorCode, apiRoutes } from '@weft
 import { Route } from '../../common/api-route.decorator';
 import type { Request, Response } from 'express';
 import { UsersRepository } from '../../users/users.repository';
+import { CredentialWatch } from '../credential-watch';
 import { OidcDeviceSignIn } from './oidc-device-sign-in';
 import { OIDC_SETTINGS, type OidcSettings } from './oidc-settings';
 import { OidcSignIn } from './oidc-sign-in';
 import { PENDING_TTL_MS } from './pending-sign-ins.repository';
 import { PENDING_COOKIE, SESSION_COOKIE, clearCookie, readCookie, setCookie } from './session-cookies';
 import { signInRefusedPage } from './sign-in-page';
-import { WebSessionAuth } from './web-session-auth';
+import { WebSessionAuth, sessionKeyId } from './web-session-auth';
 import { WebSessionsRepository } from './web-sessions.repository';
 
 const CALLBACK_PATH = apiRoutes.oidcCallback.path;
@@ -24,6 +25,7 @@ export class OidcController {
     private readonly sessions: WebSessionsRepository,
     private readonly users: UsersRepository,
     private readonly device: OidcDeviceSignIn,
+    private readonly credentials: CredentialWatch,
   ) {}
 
   /** What the page needs before it shows anything: whether SSO is on, and who is signed in (with the CSRF token to send). */
@@ -61,7 +63,7 @@ export class OidcController {
     } catch (error) {
       if (!(error instanceof AppError) || (error.code !== ErrorCode.Unauthorized && error.code !== ErrorCode.Forbidden)) throw error;
       const refused = error.code === ErrorCode.Forbidden;
-      res.status(refused ? 403 : 401).type('html').send(signInRefusedPage(refused ? 'You may not sign in to this Weft' : 'Sign-in failed', error.message));
+      res.status(refused ? 403 : 401).type('html').send(signInRefusedPage(refused, error.message));
     }
   }
 
@@ -82,6 +84,8 @@ export class OidcController {
     if (!session) throw new AppError(ErrorCode.Unauthorized, 'Not signed in');
     await this.webAuth.principalOf(req);
     await this.sessions.destroy(session);
+    // Streams opened with this session end at once, on every replica.
+    await this.credentials.announce({ keyId: sessionKeyId(session) });
     clearCookie(res, SESSION_COOKIE, { secure: this.secure(req) });
   }
 
