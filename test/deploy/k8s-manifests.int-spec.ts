@@ -211,22 +211,23 @@ describe('deploy/k8s', () => {
 
   it('passes each service the environment the compose file gives it', async () => {
     const composeText = await readFile(join(ROOT, 'docker-compose.yml'), 'utf8');
-    const interpolations = composeInterpolations(composeText);
     for (const [service, environment] of composeEnvironment(composeText)) {
       const target = COMPOSE_TO_K8S[service];
       if (!target) continue;
       for (const [name, objects] of renders) {
         const container = podSpec(find(objects, ...target)).containers[0];
         const k8s = containerEnvironment(objects, container ?? { name: '', image: '' });
-        for (const variable of environment.keys()) {
+        for (const [variable, composeValue] of environment) {
           if (variable === 'REDIS_URL') continue; // the cluster's Redis asks for a password: checked below
-          const from = interpolations.find((one) => one.service === service && one.target === `environment.${variable}`);
           const got = k8s.get(variable);
           const where = `${name}: ${service}'s ${variable}`;
-          if (from && (from.requiredMessage !== undefined || (got !== undefined && 'secret' in got))) {
-            expect(got, where).toMatchObject({ key: from.variable });
+          // `${NAME:?...}` must be given: a secret; `${NAME:-default}`: the default, or a secret of that name.
+          const required = /^\$\{([A-Z0-9_]+):?\?/.exec(composeValue);
+          const defaulted = /^\$\{([A-Z0-9_]+):?-([^}]*)\}$/.exec(composeValue);
+          if (required || (defaulted && got !== undefined && 'secret' in got)) {
+            expect(got, where).toMatchObject({ key: (required ?? defaulted)?.[1] });
           } else {
-            expect(got, where).toEqual({ value: from ? from.defaultValue : environment.get(variable) });
+            expect(got, where).toEqual({ value: defaulted ? defaulted[2] : composeValue });
           }
         }
       }
