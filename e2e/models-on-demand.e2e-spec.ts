@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LlamaRuntime } from '../apps/inference/src/llama/llama-runtime';
 import { estimateModelBytes } from '../apps/inference/src/llama/memory-estimate';
 import { llamaModelSchema } from '../apps/inference/src/registry/models-config.schema';
-import { admin, call, followTurn, newUserKey } from './support/api';
+import { admin, call, newUserKey } from './support/api';
+import { startTurn } from './support/turns';
 import { composeWith, gatewayUrl, stackEnv } from './support/stack';
 
 interface FleetModel {
@@ -30,7 +31,8 @@ const MODELS = {
   'od-other': { file: 'od-other.gguf', flags: ['--layers', '4', '--embedding', '128', '--feed-forward', '256', '--seed', '7'] },
 };
 type Id = keyof typeof MODELS;
-const base = { provider: 'llama', contextSize: 512, sequences: 1, threads: 1, gpuLayers: 0 } as const;
+// Room for an agent turn's system prompt and tools (the last test runs one).
+const base = { provider: 'llama', contextSize: 8192, sequences: 1, threads: 1, gpuLayers: 0 } as const;
 
 /** The central stack's NATS as another host reaches it (docker-compose.fleet.yml publishes it). */
 const natsHost = networkInterfaces().docker0?.find((a) => a.family === 'IPv4')?.address ?? '172.17.0.1';
@@ -152,17 +154,22 @@ describe('models on demand: three models on a worker whose memory budget fits tw
 
   it("tells a session's turn that its model is loading before the reply streams", async () => {
     expect(stateOf(await onDemandWorker(), 'od-medium')).toBe('unloaded');
-    const upload = await call<{ id: string }>('POST', '/v1/workspaces', key, {});
-    const session = await call<{ id: string }>('POST', '/v1/sessions', key, { workspaceId: upload.body.id, model: 'od-medium' });
+    const workspace = await call<{ id: string }>('POST', '/v1/workspaces', key, {});
+    const session = await call<{ id: string }>('POST', '/v1/sessions', key, { workspaceId: workspace.body.id, model: 'od-medium' });
     expect(session.status).toBe(201);
-    const posted = await call<{ turnId: string }>('POST', `/v1/sessions/${session.body.id}/messages`, key, { content: 'Hello.' });
-    const events = await followTurn(key, session.body.id, posted.body.turnId);
-    const types = events.map((e) => e.type);
-    expect(types.at(-1)).toBe('turn.completed');
-    const loading = events.find((e) => e.type === 'model.loading');
-    expect(loading).toMatchObject({ model: 'od-medium', turnId: posted.body.turnId });
-    // Told before the model wrote anything.
-    const firstText = types.findIndex((t) => t === 'message.delta' || t === 'message.completed');
-    expect(types.indexOf('model.loading')).toBeLessThan(firstText);
-  });
+    const turn = await startTurn(key, session.body.id, 'Hello.');
+    try {
+      // The generated model writes until its reply cap: the first text is all this test needs.
+      const first = await turn.waitFor((e) => e.type === 'message.delta' || e.type === 'turn.failed' || e.type === 'turn.completed', 240_000);
+      expect(first.type === 'turn.failed' ? `${first.code}: ${first.message}` : 'streaming').toBe('streaming');
+      const types = turn.events.map((e) => e.type);
+      expect(turn.events.find((e) => e.type === 'model.loading')).toMatchObject({ model: 'od-medium', turnId: turn.turnId });
+      expect(types.indexOf('model.loading')).toBeGreaterThanOrEqual(0);
+      expect(types.indexOf('model.loading')).toBeLessThan(types.indexOf(first.type));
+    } finally {
+      await call('POST', `/v1/sessions/${session.body.id}/turns/${turn.turnId}/cancel`, key);
+      await turn.ended.catch(() => undefined);
+      turn.stop();
+    }
+  }, 300_000);
 });
