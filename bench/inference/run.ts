@@ -9,8 +9,9 @@
  *      log → SSE) vs node-llama-cpp directly on the very request the gateway sends (agent system
  *      prompt and tool definitions), both reusing the prompt prefix a sequence already holds.
  * Then a 10-turn agent transcript replayed with the session's KV cache kept and with it evicted
- * before every turn: prompt tokens evaluated per turn. Not a test: it prints tables. Needs Docker
- * for NATS and Redis.
+ * before every turn: prompt tokens evaluated per turn. BENCH_TRACING=off,on first runs the short
+ * prompts over NATS with OpenTelemetry tracing off and on (tracing.ts). Not a test: it prints
+ * tables. Needs Docker for NATS and Redis.
  */
 import 'reflect-metadata';
 import { existsSync } from 'node:fs';
@@ -27,6 +28,7 @@ import { LlamaServer } from './llama-server';
 import { OpenAiPath } from './openai';
 import { best, median, roundRatios, runLevel, table, type LevelResult, type RunSample } from './stats';
 import { WeftPath } from './weft';
+import { compareTracing } from './tracing';
 
 const root = resolve(__dirname, '../..');
 const SHAPE = ['--embedding', '1024', '--layers', '8', '--heads', '16', '--kv-heads', '4', '--feed-forward', '2816', '--context', '8192', '--merges', '400', '--f16'];
@@ -67,6 +69,7 @@ async function main(): Promise<void> {
     await weft.generate({ model: 'bench-1', messages: [{ role: 'user', content: 'warm up' }], maxTokens: 4 });
     await server?.generate('warm up', 'hello', 4);
     await openai?.chat('bench', [{ role: 'user', content: 'warm up' }], 4);
+    if (process.env.BENCH_TRACING === 'off,on') await compareTracing(weft, { levels: LEVELS, rounds: ROUNDS, maxTokens: MAX_TOKENS, system: SYSTEM, requestsFor });
     if (PARTS.has('short')) await shortPrompts(direct, weft, openai, server);
     if (http && PARTS.has('http')) await agentPrompts(direct, http);
     if (PARTS.has('transcript')) await transcript(weft, openai);

@@ -18,6 +18,8 @@ export const stackEnv = {
   // server to import workspaces from (docker-compose.e2e.yml).
   COMPOSE_FILE: 'docker-compose.yml:docker-compose.fleet.yml:docker-compose.e2e.yml',
   WEFT_GIT_ALLOWED_HOSTS: 'gitserver',
+  // Every service traces to the e2e tier's OTLP receiver (docker-compose.e2e.yml), which keeps the spans.
+  OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otlp:4318',
   WEFT_NATS_PORT: String(Number(process.env.WEFT_E2E_PORT ?? '18080') + 1000),
   WEFT_WORKSPACES_VOLUME: `${process.env.WEFT_E2E_PROJECT ?? 'weft_e2e'}_workspaces`,
   WEFT_SCRIPTS_DIR: './e2e/scripts',
@@ -25,8 +27,8 @@ export const stackEnv = {
   ...(existsSync(HOST_CA_BUNDLE) ? { WEFT_SANDBOX_CA_CERTS: HOST_CA_BUNDLE } : {}),
 };
 
-/** nats, redis, gateway, inference, tools, sandbox, proxy, and the e2e tier's gitserver. */
-const SERVICES = 8;
+/** nats, redis, gateway, inference, tools, sandbox, proxy, and the e2e tier's gitserver and otlp. */
+const SERVICES = 9;
 
 export const gatewayUrl = `http://127.0.0.1:${stackEnv.WEFT_PORT}`;
 

@@ -24,6 +24,9 @@ export const chainInvocationSchema = z.object({
 });
 export type ChainInvocation = z.infer<typeof chainInvocationSchema>;
 
+/** W3C trace context (docs/tracing.md) a job carries, so whoever runs it joins the caller's trace. */
+export const traceCarrierSchema = z.object({ traceparent: z.string().max(128), tracestate: z.string().max(512).optional() });
+
 export const runTurnJobSchema = z.object({
   kind: z.literal(Jobs.runTurn),
   sessionId: z.string(),
@@ -35,7 +38,7 @@ export const runTurnJobSchema = z.object({
   model: z.string().optional(),
   chain: chainInvocationSchema.optional(),
   /** W3C trace context of the request that queued the turn, so its run joins that trace. */
-  trace: z.object({ traceparent: z.string().max(128), tracestate: z.string().max(512).optional() }).optional(),
+  trace: traceCarrierSchema.optional(),
   /**
    * Set while the turn is parked (waiting for a person without holding a slot): what its runs
    * before the park spent, so the resumed run carries the turn's usage and time budget on.
@@ -68,6 +71,8 @@ export const longRunJobSchema = z.object({
   /** For the worker's log lines only. */
   sessionId: z.string().optional(),
   turnId: z.string().optional(),
+  /** The trace of the tool call that queued the run. */
+  trace: traceCarrierSchema.optional(),
 });
 export const sandboxJobSchema = z.discriminatedUnion('kind', [longRunJobSchema]);
 export type LongRunJob = z.input<typeof longRunJobSchema>;

@@ -10,6 +10,7 @@ import { LOGGER, SANDBOX_CONFIG } from '../tokens';
 import { LongRunService } from './long-run.service';
 import { RunCancellations } from './run-cancellations';
 import { NatsEventBus } from '@weft/messaging';
+import { SpanKind, contextFromCarrier, inSpan } from '@weft/telemetry';
 
 /** How long a shutdown lets long runs finish before it kills them. */
 const CLOSE_DEADLINE_MS = 10_000;
@@ -61,7 +62,11 @@ export class LongRunWorker implements OnApplicationBootstrap, BeforeApplicationS
     if (!parsed.success) throw new UnrecoverableError(`Invalid sandbox job ${job.id}: ${parsed.error.message}`);
     this.metrics.longRunWaited((Date.now() - job.timestamp) / 1000);
     try {
-      return await this.runs.run(parsed.data);
+      const { trace } = parsed.data;
+      if (!trace) return await this.runs.run(parsed.data);
+      // In the trace of the tool call that queued the run.
+      const span = { kind: SpanKind.CONSUMER, parent: contextFromCarrier(trace), attributes: { 'messaging.system': 'bullmq' } };
+      return await inSpan(`${Queues.sandboxRuns} process`, span, () => this.runs.run(parsed.data));
     } catch (error) {
       if (error instanceof AppError && !error.retryable) throw new UnrecoverableError(`${error.code}: ${error.message}`);
       throw error;

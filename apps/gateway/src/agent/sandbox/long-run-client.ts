@@ -20,6 +20,7 @@ import { newId } from '../../common/ids';
 import type { GatewaySettings } from '../../config';
 import { RedisKeys } from '../../infra/redis-keys';
 import type { ExecOptions } from '../../agent-core/ports';
+import { currentTraceCarrier } from '@weft/telemetry';
 
 /** Past a run's own timeout, how long the gateway waits for its result before it gives up on the worker. */
 const RESULT_GRACE_MS = 30_000;
@@ -83,6 +84,7 @@ export class LongRunClient implements OnApplicationShutdown {
       request,
       sessionId: options.sessionId,
       turnId: options.turnId,
+      trace: currentTraceCarrier(),
     });
     if (options.signal?.aborted) throw cancelled();
     const subscription = this.nats.subscribe(sandboxRunOutputSubject(runId));
