@@ -45,6 +45,7 @@ if [ "${WEFT_IMAGES_TOOLCHAINS:-1}" = 1 ]; then
   docker build -q -t "$WEFT_SANDBOX_JAVA_IMAGE" --build-arg BASE_IMAGE="$WEFT_TOOLCHAIN_BASE_IMAGE" -f docker/sandbox-java.Dockerfile docker
 fi
 docker build -q -t "$WEFT_PROXY_IMAGE" -f docker/egress-proxy.Dockerfile docker
+docker build -q -t "$WEFT_SWARM_NODE_IMAGE" --build-arg BASE_IMAGE="$WEFT_BASE_IMAGE" -f docker/swarm-node.Dockerfile docker
 docker build -q -t "$WEFT_PROMETHEUS_IMAGE" -f docker/prometheus.Dockerfile docker
 
 # The app image holds all four services; compose picks the entry point per service.

@@ -15,6 +15,8 @@ export WEFT_SANDBOX_RUST_IMAGE=${WEFT_SANDBOX_RUST_IMAGE:-weft/sandbox-rust:late
 export WEFT_SANDBOX_JAVA_IMAGE=${WEFT_SANDBOX_JAVA_IMAGE:-weft/sandbox-java:latest}
 export WEFT_PROXY_IMAGE=${WEFT_PROXY_IMAGE:-weft/egress-proxy:latest}
 export WEFT_APP_IMAGE=${WEFT_APP_IMAGE:-weft/app:latest}
+# A simulated Docker Swarm node (Debian's docker.io) for the deploy/swarm tests.
+export WEFT_SWARM_NODE_IMAGE=${WEFT_SWARM_NODE_IMAGE:-weft/swarm-node:latest}
 # Prometheus for the compose file's `monitoring` profile: the official image, or Debian's package.
 export WEFT_PROMETHEUS_IMAGE=${WEFT_PROMETHEUS_IMAGE:-prom/prometheus:v2.42.0}
 # NVIDIA's CUDA 13 runtime (cudart, cuBLAS) for the GPU inference image; node-llama-cpp 3.22's

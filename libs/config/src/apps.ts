@@ -17,6 +17,8 @@ export const gatewayConfigSchema = z.object({
   WEFT_ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters'),
   /** Break glass: at start, puts WEFT_ADMIN_TOKEN back in effect after the bootstrap token was rotated or turned off (audited). Unset it again once an admin is back in. */
   WEFT_ADMIN_TOKEN_RESTORE: booleanFlag().default(false),
+  /** A file holding WEFT_ADMIN_TOKEN instead (a Swarm or Kubernetes secret, e.g. `/run/secrets/weft_admin_token`). */
+  WEFT_ADMIN_TOKEN_FILE: z.string().min(1).optional(),
   /** Largest accepted workspace upload (compressed). */
   WORKSPACE_UPLOAD_MAX_BYTES: positiveInt().default(8 * 1024 * 1024),
   /** Bytes all of one user's workspaces may hold together; an upload past it is refused with 413. */

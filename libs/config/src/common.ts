@@ -7,6 +7,8 @@ export const natsEnv = {
   NATS_USER: z.string().min(1).optional(),
   /** NATS_USER's password (`npm run setup` writes the compose stack's into `.env`). */
   NATS_PASSWORD: z.string().optional(),
+  /** A file holding NATS_PASSWORD instead (a Swarm or Kubernetes secret, e.g. `/run/secrets/nats_password`). */
+  NATS_PASSWORD_FILE: z.string().min(1).optional(),
   /** A CA bundle: the connection must then be TLS, with a server certificate it signed. */
   NATS_TLS_CA: z.string().min(1).optional(),
   /** Every NATS request gives up after this long unless a caller sets its own. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { readSecretFiles } from './secret-files';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -8,12 +9,15 @@ export class ConfigError extends Error {
 }
 
 /**
- * Parses the environment once at boot. Fails with every bad variable listed, not just the first.
+ * Parses the environment once at boot, secrets given as `<NAME>_FILE` read in first. Fails with
+ * every bad variable listed, not just the first.
  */
 export function loadConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
-  const parsed = schema.safeParse(env);
-  if (parsed.success) return parsed.data;
-  throw new ConfigError(
-    parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`),
-  );
+  const secrets = readSecretFiles(env);
+  const parsed = schema.safeParse(secrets.env);
+  if (parsed.success && secrets.problems.length === 0) return parsed.data;
+  throw new ConfigError([
+    ...secrets.problems,
+    ...(parsed.success ? [] : parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)),
+  ]);
 }

@@ -46,6 +46,8 @@ export const oidcEnv = {
   WEFT_OIDC_CLIENT_ID: optional(z.string().min(1)),
   /** The client secret; unset for a public client (PKCE alone). */
   WEFT_OIDC_CLIENT_SECRET: optional(z.string().min(1)),
+  /** A file holding WEFT_OIDC_CLIENT_SECRET instead (a Swarm or Kubernetes secret). */
+  WEFT_OIDC_CLIENT_SECRET_FILE: optional(z.string().min(1)),
   /** Scopes asked for at sign-in, space-separated; add the one that releases the groups claim where the provider needs it. */
   WEFT_OIDC_SCOPES: z.string().default('openid profile email'),
   /** The redirect URL registered at the provider, `https://<host>/v1/auth/oidc/callback`; unset: taken from the request's host. */
@@ -72,6 +74,12 @@ export const oidcEnv = {
   WEFT_OIDC_GROUP_MODELS: groupsJson(modelRule, '{"<group>": {"allow": ["tiny"], "deny": ["big*"]}, …}'),
   /** How long a browser sign-in lasts before the user signs in again. */
   WEFT_OIDC_SESSION_HOURS: z.coerce.number().positive().max(24 * 30).default(12),
+  /**
+   * The longest a browser session goes without a refresh at the provider (sooner when the access
+   * token expires sooner): a refused refresh (user disabled, grant revoked) ends the session and its
+   * streams, and group changes apply. Needs a refresh token from the provider (often the `offline_access` scope).
+   */
+  WEFT_OIDC_REFRESH_SECONDS: z.coerce.number().int().positive().default(300),
   /** Allow an `http://` issuer (a local test provider); never in production. */
   WEFT_OIDC_ALLOW_HTTP: z
     .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
