@@ -26,6 +26,7 @@ import { DirectLlama } from './direct';
 import { HttpPath } from './http';
 import { LlamaServer } from './llama-server';
 import { OpenAiPath } from './openai';
+import { compareGenerationLoops } from './generation-loop';
 import { best, median, roundRatios, runLevel, table, type LevelResult, type RunSample } from './stats';
 import { WeftPath } from './weft';
 import { compareTracing } from './tracing';
@@ -41,10 +42,11 @@ const MAX_TOKENS = Number(process.env.BENCH_MAX_TOKENS ?? 48);
 const TURNS = 10;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 /**
- * `short,openai,http,transcript` by default; the http part alone took 25 minutes on 2 CPU cores
- * (see docs/inference.md). `openai` adds the OpenAI-compatible route to the short prompts and the transcript.
+ * `short,openai,http,transcript,loops` by default; the http part alone took 25 minutes on 2 CPU cores
+ * (see docs/inference.md). `openai` adds the OpenAI-compatible route to the short prompts and the transcript;
+ * `loops` compares the worker's generation loops (generation-loop.ts).
  */
-const PARTS = new Set((process.env.BENCH_PARTS ?? 'short,openai,http,transcript').split(','));
+const PARTS = new Set((process.env.BENCH_PARTS ?? 'short,openai,http,transcript,loops').split(','));
 
 const SYSTEM = 'You are a careful coding agent working in a TypeScript monorepo. Read before you edit, run the tests after every change, and answer briefly.';
 
@@ -73,6 +75,7 @@ async function main(): Promise<void> {
     if (PARTS.has('short')) await shortPrompts(direct, weft, openai, server);
     if (http && PARTS.has('http')) await agentPrompts(direct, http);
     if (PARTS.has('transcript')) await transcript(weft, openai);
+    if (PARTS.has('loops')) await compareGenerationLoops({ modelPath: MODEL, contextSize: CONTEXT, sequences: SEQUENCES, threads: THREADS, levels: LEVELS, maxTokens: MAX_TOKENS, system: SYSTEM });
   } finally {
     await server?.close();
     await http?.close();

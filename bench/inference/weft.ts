@@ -16,6 +16,8 @@ export interface WeftOptions {
   contextSize: number;
   sequences: number;
   threads: number;
+  /** INFERENCE_GENERATION_LOOP; the worker's default when absent. */
+  generationLoop?: 'llamachat' | 'weft';
 }
 
 export interface WeftReply extends RunSample {
@@ -62,6 +64,7 @@ export class WeftPath {
       KV_STATE_DIR: join(dir, 'kv-state'),
       // The same binary as the direct side (DirectLlama reads LLAMA_BINARY too).
       LLAMA_BINARY: process.env.LLAMA_BINARY,
+      INFERENCE_GENERATION_LOOP: options.generationLoop,
     });
     const app = await createInferenceApp(config, createLogger('inference-bench', 'error'));
     await app.listen();

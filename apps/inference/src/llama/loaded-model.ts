@@ -123,8 +123,8 @@ export class LoadedModel {
       let response: Reply;
       if (this.loop === 'weft' && mode.kind !== 'tools' && !weftLoopBlocker(fitted.rendered.state, this.chatWrapper, lease.sequence.needsCheckpoints)) {
         const { customStopTriggers, ...rest } = sampling;
-        const stopTexts = [...fitted.rendered.state.stopGenerationTriggers, ...(grammar?.stopGenerationTriggers ?? [])];
-        const stops = resolveStopTriggers(this.model, stopTexts as ContextState['stopGenerationTriggers'], customStopTriggers);
+        const stopTriggers = [...fitted.rendered.state.stopGenerationTriggers, ...(grammar?.stopGenerationTriggers ?? [])];
+        const stops = resolveStopTriggers(this.model, stopTriggers, customStopTriggers);
         const { lib } = this.backend;
         const reply = await runWeftLoop({ lib, model: this.model, sequence: lease.sequence, prompt: fitted.rendered.tokens, sampling: rest, stops, grammar, maxTokens, signal, onToken: markFirst, onText });
         response = { response: reply.text, metadata: { stopReason: reply.stopReason } };

@@ -1,7 +1,10 @@
 import type { ChatWrapper, LlamaModel } from '../llama-runtime';
 
 type ContextState = ReturnType<ChatWrapper['generateContextState']>;
-type LlamaTextLike = ContextState['stopGenerationTriggers'][number];
+type LlamaText = ContextState['stopGenerationTriggers'][number];
+type Token = ReturnType<LlamaModel['tokenize']>[number];
+/** The trigger forms node-llama-cpp takes: a chat wrapper's LlamaTexts, a grammar's strings and token arrays. */
+export type StopTrigger = LlamaText | string | readonly (string | Token)[];
 
 /** Stop strings the reply's text is searched for, and stop token sequences. */
 export interface StopTriggers {
@@ -14,13 +17,21 @@ export interface StopTriggers {
  * the reply's text; one with special tokens (`<|im_end|>`, EOT), which render to no text, is
  * matched as the tokens it tokenizes to.
  */
-export function resolveStopTriggers(model: Pick<LlamaModel, 'tokenizer'>, triggers: readonly LlamaTextLike[], customStops: readonly string[] = []): StopTriggers {
+export function resolveStopTriggers(model: Pick<LlamaModel, 'tokenizer' | 'tokenize'>, triggers: readonly StopTrigger[], customStops: readonly string[] = []): StopTriggers {
   const resolved: StopTriggers = { texts: [...customStops], tokenSequences: [] };
   for (const trigger of triggers) {
-    if (trigger.values.every((value) => typeof value === 'string')) resolved.texts.push(trigger.values.join(''));
+    if (typeof trigger === 'string') resolved.texts.push(trigger);
+    else if (isTokenArray(trigger)) {
+      if (trigger.every((item) => typeof item === 'string')) resolved.texts.push(trigger.join(''));
+      else resolved.tokenSequences.push(trigger.flatMap((item) => (typeof item === 'string' ? model.tokenize(item, false) : [item])));
+    } else if (trigger.values.every((value) => typeof value === 'string')) resolved.texts.push(trigger.values.join(''));
     else resolved.tokenSequences.push(trigger.tokenize(model.tokenizer));
   }
   return resolved;
+}
+
+function isTokenArray(trigger: Exclude<StopTrigger, string>): trigger is readonly (string | Token)[] {
+  return Array.isArray(trigger);
 }
 
 /**

@@ -1,13 +1,13 @@
 import { createLogger } from '@weft/logging';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir, makeTestModel, removeDir } from '../../testing/worker-harness';
-import { LlamaRuntime, type ChatWrapper, type LlamaBackend, type LlamaContext, type LlamaContextSequence, type LlamaModel } from '../llama-runtime';
+import { LlamaRuntime, type ChatWrapper, type LlamaBackend, type LlamaContext, type LlamaContextSequence, type LlamaModel, type NodeLlamaCpp } from '../llama-runtime';
 import { resolveSampling } from '../sampling';
 import { resolveStopTriggers, weftLoopBlocker } from './stop-triggers';
 import { runWeftLoop, type WeftLoopResult } from './weft-loop';
 
-type History = Parameters<ChatWrapper['generateContextState']>[0]['chatHistory'];
-type Grammar = Awaited<ReturnType<LlamaBackend['llama']['createGrammarForJsonSchema']>>;
+type History = Parameters<InstanceType<NodeLlamaCpp['LlamaChat']>['generateResponse']>[0];
+type Grammar = InstanceType<NodeLlamaCpp['LlamaGrammar']>;
 
 interface Ask {
   user: string;
@@ -128,7 +128,7 @@ describe('Weft generation loop on a real model', () => {
   });
 
   it('follows a JSON schema grammar to a reply that parses, as LlamaChat does', async () => {
-    const grammar = await backend.llama.createGrammarForJsonSchema({
+    const grammar: Grammar = await backend.llama.createGrammarForJsonSchema({
       type: 'object',
       properties: { path: { type: 'string', maxLength: 12 }, line: { type: 'integer' } },
       required: ['path', 'line'],
