@@ -58,13 +58,15 @@ export async function startOidcTestProvider(accounts: Record<string, TestAccount
 
   const registerClient = (redirectUri: string) => {
     const provider = new Provider(issuer, {
-      clients: [{ client_id: clientId, client_secret: clientSecret, redirect_uris: [redirectUri], grant_types: ['authorization_code', 'urn:ietf:params:oauth:grant-type:device_code'], response_types: ['code'] }],
+      clients: [{ client_id: clientId, client_secret: clientSecret, redirect_uris: [redirectUri], grant_types: ['authorization_code', 'urn:ietf:params:oauth:grant-type:device_code', 'refresh_token'], response_types: ['code'] }],
       jwks: { keys: [signingJwk as never] },
       claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'preferred_username'], groups: ['groups'] },
       scopes: ['openid', 'profile', 'email', 'groups'],
       // The claims go into the ID token itself, as Keycloak, Entra ID and Okta put them.
       conformIdTokenClaims: false,
       pkce: { required: () => true },
+      // A refresh token with every sign-in (as Keycloak gives by default): the gateway refreshes browser sessions with it.
+      issueRefreshToken: () => true,
       // `weft login`: the device authorization grant (RFC 8628).
       features: { deviceFlow: { enabled: true } },
       cookies: { keys: ['test-cookie-key-0123456789'] },

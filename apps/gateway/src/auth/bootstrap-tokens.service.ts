@@ -1,9 +1,11 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import type { Logger } from '@weft/logging';
 import { AppError, ErrorCode } from '@weft/contracts';
 import { type AdminActor } from './admin-actor';
 import { AdminAudit } from './admin-audit';
 import { BootstrapTokensRepository } from './bootstrap-tokens.repository';
 import { GATEWAY_CONFIG, type GatewaySettings } from '../config';
+import { LOGGER } from '../infra/tokens';
 import { generateBootstrapToken, hashApiKey } from './key-hash';
 import { OIDC_SETTINGS, type OidcSettings } from './oidc/oidc-settings';
 import { SsoProfiles } from './oidc/sso-profiles';
@@ -21,14 +23,13 @@ export interface BootstrapTokenView {
  */
 @Injectable()
 export class BootstrapTokensService implements OnApplicationBootstrap {
-  private readonly logger = new Logger(BootstrapTokensService.name);
-
   constructor(
     private readonly tokens: BootstrapTokensRepository,
     private readonly audit: AdminAudit,
     private readonly ssoProfiles: SsoProfiles,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewaySettings,
     @Inject(OIDC_SETTINGS) private readonly oidc: OidcSettings | undefined,
+    @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -37,7 +38,7 @@ export class BootstrapTokensService implements OnApplicationBootstrap {
     if (previous === 'env') return;
     await this.tokens.restoreEnvToken();
     await this.audit.record({ kind: 'bootstrap' }, 'bootstrap-token.restored', undefined, { previous, via: 'WEFT_ADMIN_TOKEN_RESTORE' });
-    this.logger.warn(`WEFT_ADMIN_TOKEN_RESTORE: the bootstrap token was ${previous}; WEFT_ADMIN_TOKEN works again. Unset WEFT_ADMIN_TOKEN_RESTORE once an admin is back in`);
+    this.logger.warn({ previous }, 'WEFT_ADMIN_TOKEN_RESTORE: WEFT_ADMIN_TOKEN works again; unset WEFT_ADMIN_TOKEN_RESTORE once an admin is back in');
   }
 
   async view(): Promise<BootstrapTokenView> {

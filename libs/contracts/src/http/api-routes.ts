@@ -6,7 +6,7 @@ import { answerPermissionBodySchema, putRulesBodySchema } from './permission-bod
 import * as answers from './responses';
 import { createSessionBodySchema, exportQuerySchema, postMessageBodySchema, runChainBodySchema, updateSessionBodySchema } from './session-bodies';
 import { createWorkspaceJsonBodySchema, serverSettingsSchema } from './settings';
-import { deviceSignInPollBodySchema, deviceSignInPollSchema, deviceSignInStartSchema, webSessionSchema } from './sign-in';
+import { cliSignInQuerySchema, cliSignInTokenBodySchema, cliSignInTokenSchema, deviceSignInPollBodySchema, deviceSignInPollSchema, deviceSignInStartSchema, webSessionSchema } from './sign-in';
 import { createKeyBodySchema, createUserBodySchema, deleteUserBodySchema, updateUserBodySchema } from './user-bodies';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -72,6 +72,8 @@ export const apiRoutes = {
   oidcLogin: route({ method: 'GET', path: '/v1/auth/oidc/login', summary: 'Starts browser sign-in: 302 to the identity provider (authorization code with PKCE); 404 when OIDC is not configured', tag: 'Me', auth: 'none', status: 302 }),
   oidcCallback: route({ method: 'GET', path: '/v1/auth/oidc/callback', summary: "The provider's redirect back: checks state, nonce and the ID token, sets the HttpOnly session cookie and 302s to the page; a refusal is an HTML page (401, 403)", tag: 'Me', auth: 'none', status: 302 }),
   deviceSignIn: route({ method: 'POST', path: '/v1/auth/device', summary: '`weft login`: starts the device authorization grant at the identity provider; the user confirms the code there', tag: 'Me', auth: 'none', response: deviceSignInStartSchema }),
+  cliSignIn: route({ method: 'GET', path: '/v1/auth/oidc/cli-login', summary: "`weft login` without the device grant: 302 to the identity provider; after sign-in, 302 to the CLI's loopback `redirect` with a one-time code", tag: 'Me', auth: 'none', status: 302, query: cliSignInQuerySchema }),
+  cliSignInToken: route({ method: 'POST', path: '/v1/auth/oidc/cli-token', summary: "The loopback redirect's one-time code and the PKCE verifier for an API key of the user's own, shown once", tag: 'Me', auth: 'none', body: cliSignInTokenBodySchema, response: cliSignInTokenSchema }),
   deviceSignInPoll: route({ method: 'POST', path: '/v1/auth/device/poll', summary: 'Whether the user has confirmed; then an API key of their own, shown once', tag: 'Me', auth: 'none', body: deviceSignInPollBodySchema, response: deviceSignInPollSchema }),
   logout: route({ method: 'POST', path: '/v1/auth/logout', summary: "Ends the browser's session (cookie and `x-weft-csrf` header)", tag: 'Me', auth: 'user', status: 204 }),
 

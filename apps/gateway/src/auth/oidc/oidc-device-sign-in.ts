@@ -1,17 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { AppError, ErrorCode, type DeviceSignInPoll, type DeviceSignInStart } from '@weft/contracts';
-import { newId } from '../../common/ids';
-import { AdminAudit } from '../admin-audit';
-import { ApiKeysRepository } from '../api-keys.repository';
-import { generateApiKey, hashApiKey } from '../key-hash';
 import { DeviceSignInsRepository } from './device-sign-ins.repository';
 import { admit } from './oidc-admission';
 import { OidcProviderClient } from './oidc-provider-client';
 import { OidcUsers } from './oidc-users';
+import { OwnKeys } from './own-keys';
 
-/** How much of a key a listing shows, as for every other key: `weft_` and seven characters. */
-const SHOWN_PREFIX = 12;
 /** What the CLI waits between polls when the provider names no interval (RFC 8628: 5 s). */
 const DEFAULT_INTERVAL_SECONDS = 5;
 
@@ -26,8 +21,7 @@ export class OidcDeviceSignIn {
     private readonly provider: OidcProviderClient,
     private readonly devices: DeviceSignInsRepository,
     private readonly users: OidcUsers,
-    private readonly apiKeys: ApiKeysRepository,
-    private readonly audit: AdminAudit,
+    private readonly ownKeys: OwnKeys,
   ) {}
 
   async start(): Promise<DeviceSignInStart> {
@@ -53,10 +47,6 @@ export class OidcDeviceSignIn {
     const admission = admit(outcome, this.provider.required());
     if (!admission.admitted) throw new AppError(ErrorCode.Forbidden, admission.reason);
     const user = await this.users.signIn(admission.identity);
-    const key = generateApiKey();
-    const stored = { keyId: newId('key'), userId: user.id, name: keyName, prefix: key.slice(0, SHOWN_PREFIX), createdAt: new Date().toISOString(), expiresAt: '' };
-    await this.apiKeys.save(hashApiKey(key), stored);
-    await this.audit.record({ kind: 'user', userId: user.id, keyId: stored.keyId }, 'key.created', user.id, { keyId: stored.keyId, name: keyName, prefix: stored.prefix, expiresAt: null, via: 'oidc-device' });
-    return { status: 'done', key, keyId: stored.keyId, user: { id: user.id, name: user.name, role: user.role } };
+    return { status: 'done', ...(await this.ownKeys.mint(user, keyName, 'oidc-device')) };
   }
 }

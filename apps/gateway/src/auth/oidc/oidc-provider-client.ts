@@ -9,10 +9,31 @@ export interface PendingSignIn {
   nonce: string;
   codeVerifier: string;
   redirectUri: string;
+  /** Set for `weft login`'s browser sign-in: where the CLI waits, and its PKCE challenge and state. */
+  cli?: CliLoopback;
+}
+
+/** The CLI's side of a loopback sign-in (`GET /v1/auth/oidc/cli-login`). */
+export interface CliLoopback {
+  redirect: string;
+  challenge: string;
+  state: string;
 }
 
 /** The verified ID token's claims (signature, issuer, audience, expiry, nonce all checked). */
 export type IdTokenClaims = Record<string, unknown> & { iss: string; sub: string };
+
+/** A finished sign-in: the verified claims, and what a later refresh needs (when the provider gave a refresh token). */
+export interface SignedIn {
+  claims: IdTokenClaims;
+  refreshToken: string | undefined;
+  /** Seconds until the access token expires, when the provider said. */
+  expiresIn: number | undefined;
+}
+
+export type Refreshed =
+  | { outcome: 'ok'; claims: IdTokenClaims | undefined; refreshToken: string; expiresIn: number | undefined }
+  | { outcome: 'refused'; reason: string };
 
 const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
@@ -34,9 +55,9 @@ export class OidcProviderClient {
     return this.settings !== undefined;
   }
 
-  async authorizationUrl(redirectUri: string): Promise<{ url: URL; pending: PendingSignIn }> {
+  async authorizationUrl(redirectUri: string, cli?: CliLoopback): Promise<{ url: URL; pending: PendingSignIn }> {
     const [config, settings] = [await this.configuration(), this.required()];
-    const pending = { state: oidc.randomState(), nonce: oidc.randomNonce(), codeVerifier: oidc.randomPKCECodeVerifier(), redirectUri };
+    const pending = { state: oidc.randomState(), nonce: oidc.randomNonce(), codeVerifier: oidc.randomPKCECodeVerifier(), redirectUri, ...(cli ? { cli } : {}) };
     const url = oidc.buildAuthorizationUrl(config, {
       redirect_uri: redirectUri,
       scope: settings.scopes,
@@ -49,7 +70,7 @@ export class OidcProviderClient {
   }
 
   /** Exchanges the callback's code; any failed check is a 401 naming it. */
-  async finish(callbackUrl: URL, pending: PendingSignIn): Promise<IdTokenClaims> {
+  async finish(callbackUrl: URL, pending: PendingSignIn): Promise<SignedIn> {
     const config = await this.configuration();
     try {
       const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, {
@@ -60,10 +81,25 @@ export class OidcProviderClient {
       }, { redirect_uri: pending.redirectUri });
       const claims = tokens.claims();
       if (!claims) throw new AppError(ErrorCode.Unauthorized, 'The provider returned no ID token');
-      return claims as IdTokenClaims;
+      return { claims: claims as IdTokenClaims, refreshToken: tokens.refresh_token, expiresIn: tokens.expiresIn() };
     } catch (error) {
       if (error instanceof AppError) throw error;
       throw new AppError(ErrorCode.Unauthorized, `Sign-in failed: ${describe(error)}`);
+    }
+  }
+
+  /**
+   * Refreshes a sign-in at the provider: `refused` when the provider turns the refresh token
+   * down (the user disabled, the grant revoked); an outage throws, so the session is kept.
+   */
+  async refresh(refreshToken: string): Promise<Refreshed> {
+    const config = await this.configuration();
+    try {
+      const tokens = await oidc.refreshTokenGrant(config, refreshToken);
+      return { outcome: 'ok', claims: tokens.claims() as IdTokenClaims | undefined, refreshToken: tokens.refresh_token ?? refreshToken, expiresIn: tokens.expiresIn() };
+    } catch (error) {
+      if (error instanceof oidc.ResponseBodyError) return { outcome: 'refused', reason: describe(error) };
+      throw new AppError(ErrorCode.Internal, `The identity provider ${this.required().issuer.href} could not refresh a sign-in: ${describe(error)}`);
     }
   }
 
@@ -71,7 +107,8 @@ export class OidcProviderClient {
   async startDevice(): Promise<oidc.DeviceAuthorizationResponse> {
     const config = await this.configuration();
     if (!config.serverMetadata().device_authorization_endpoint) {
-      throw new AppError(ErrorCode.Conflict, `The identity provider ${this.required().issuer.href} offers no device authorization grant: sign in on the web page and make a key on the Me page, then weft login --key`);
+      // `deviceGrant: false` tells `weft login` to sign in through a browser on a loopback redirect instead.
+      throw new AppError(ErrorCode.Conflict, `The identity provider ${this.required().issuer.href} offers no device authorization grant: run weft login with --sign-in browser`, { deviceGrant: false });
     }
     try {
       return await oidc.initiateDeviceAuthorization(config, { scope: this.required().scopes });

@@ -16,6 +16,8 @@ export interface OidcSettings {
   /** Model allow and deny lists per group (WEFT_OIDC_GROUP_MODELS). */
   groupModels: GatewaySettings['WEFT_OIDC_GROUP_MODELS'];
   sessionSeconds: number;
+  /** The longest a browser session goes between refreshes at the provider. */
+  refreshSeconds: number;
   allowHttp: boolean;
 }
 
@@ -40,6 +42,7 @@ export function oidcSettingsOf(config: GatewaySettings): OidcSettings | undefine
     groupLimits: config.WEFT_OIDC_GROUP_LIMITS,
     groupModels: config.WEFT_OIDC_GROUP_MODELS,
     sessionSeconds: Math.round(config.WEFT_OIDC_SESSION_HOURS * 3600),
+    refreshSeconds: config.WEFT_OIDC_REFRESH_SECONDS,
     allowHttp: config.WEFT_OIDC_ALLOW_HTTP,
   };
 }

@@ -57,8 +57,10 @@ export class OidcController {
     clearCookie(res, PENDING_COOKIE, { secure, path: CALLBACK_PATH });
     try {
       const search = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?')) : '';
-      const { session } = await this.signIn.finish(search, readCookie(req, PENDING_COOKIE));
-      setCookie(res, SESSION_COOKIE, session.id, { secure, maxAgeMs: Date.parse(session.expiresAt) - Date.now() });
+      const outcome = await this.signIn.finish(search, readCookie(req, PENDING_COOKIE));
+      // `weft login`'s browser sign-in: back to the CLI's loopback, with no session here.
+      if (outcome.cliRedirect !== undefined) return res.redirect(302, outcome.cliRedirect);
+      setCookie(res, SESSION_COOKIE, outcome.session.id, { secure, maxAgeMs: Date.parse(outcome.session.expiresAt) - Date.now() });
       res.redirect(302, '/');
     } catch (error) {
       if (!(error instanceof AppError) || (error.code !== ErrorCode.Unauthorized && error.code !== ErrorCode.Forbidden)) throw error;

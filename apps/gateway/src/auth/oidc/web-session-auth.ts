@@ -6,7 +6,7 @@ import { UsersRepository } from '../../users/users.repository';
 import type { Principal } from '../principal';
 import { CSRF_HEADER, SESSION_COOKIE, readCookie } from './session-cookies';
 import { WebSessionRefresh } from './web-session-refresh';
-import { type WebSession, WebSessionsRepository } from './web-sessions.repository';
+import { type WebSession, WebSessionsRepository, sessionKeyId } from './web-sessions.repository';
 
 /** Methods that change nothing: no CSRF token needed. */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -51,7 +51,7 @@ export class WebSessionAuth {
   }
 }
 
-export { sessionKeyId } from './web-sessions.repository';
+export { sessionKeyId };
 
 function sameToken(sent: string | string[] | undefined, expected: string): boolean {
   if (typeof sent !== 'string') return false;
