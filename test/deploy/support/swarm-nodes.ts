@@ -78,16 +78,20 @@ export class SimulatedSwarm {
     return ready;
   }
 
-  /** Loads each image into every node that lacks the host's copy of it. */
+  /** Loads into every node the images it lacks (by id), in one `docker save` that shares their layers. */
   async loadImages(images: readonly string[]): Promise<void> {
+    const wanted = await Promise.all(
+      images.map(async (image) => {
+        const id = await imageId(image);
+        if (!id) throw new Error(`image ${image} is not on this host: run npm run images`);
+        return { image, id };
+      }),
+    );
     await Promise.all(
       this.nodes.map(async (node) => {
-        for (const image of images) {
-          const wanted = await imageId(image);
-          if (!wanted) throw new Error(`image ${image} is not on this host: run npm run images`);
-          if ((await imageId(image, ['exec', node.name, 'docker'])) === wanted) continue;
-          await pipeImage(image, node);
-        }
+        const missing: string[] = [];
+        for (const { image, id } of wanted) if ((await imageId(image, ['exec', node.name, 'docker'])) !== id) missing.push(image);
+        if (missing.length > 0) await pipeImages(missing, node);
       }),
     );
   }
@@ -137,10 +141,10 @@ async function waitForEngine(node: SwarmNode, timeoutMs = 60_000): Promise<void>
   }
 }
 
-/** `docker save <image> | docker exec -i <node> docker load`. */
-function pipeImage(image: string, node: SwarmNode): Promise<void> {
+/** `docker save <images> | docker exec -i <node> docker load`. */
+function pipeImages(images: string[], node: SwarmNode): Promise<void> {
   return new Promise((resolve, reject) => {
-    const save = spawn('docker', ['save', image], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const save = spawn('docker', ['save', ...images], { stdio: ['ignore', 'pipe', 'pipe'] });
     const load = spawn('docker', ['exec', '-i', node.name, 'docker', 'load', '-q'], { stdio: ['pipe', 'ignore', 'pipe'] });
     save.stdout.pipe(load.stdin);
     let errors = '';
@@ -148,6 +152,6 @@ function pipeImage(image: string, node: SwarmNode): Promise<void> {
     load.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
     save.on('error', reject);
     load.on('error', reject);
-    load.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`loading ${image} into ${node.name} failed (${code}): ${errors}`))));
+    load.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`loading ${images.join(', ')} into ${node.name} failed (${code}): ${errors}`))));
   });
 }
