@@ -6,12 +6,12 @@ import { type Browser, type Locator, type Page, chromium } from 'playwright-core
 /** Debian's `chromium` (no browser download is possible here); WEFT_E2E_CHROMIUM names another. */
 const CHROMIUM = process.env.WEFT_E2E_CHROMIUM ?? '/usr/bin/chromium';
 
-/** Chromium as root in a container, without a GPU, on a machine whose outbound network is closed. */
-export async function launchChromium(): Promise<Browser> {
+/** Chromium as root in a container, without a GPU, on a machine whose outbound network is closed; `extraArgs` add switches. */
+export async function launchChromium(extraArgs: string[] = []): Promise<Browser> {
   if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: apt-get install -y chromium (or set WEFT_E2E_CHROMIUM)`);
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', ...extraArgs],
   });
 }
 
