@@ -20,9 +20,9 @@ describe('deploy/swarm/stack.yml on a single-node swarm', () => {
     const secrets = newSecrets();
     await createSecrets(swarm.manager, secrets);
     await deploy(swarm, STACK);
-    await waitConverged(swarm.manager, 240_000);
+    await waitConverged(swarm.manager, 420_000);
     api = new WeftHttp(await startEdge(swarm.manager, STACK), secrets.adminToken);
-  }, 600_000);
+  }, 900_000);
 
   afterAll(async () => {
     if (swarm) {
