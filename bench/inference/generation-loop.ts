@@ -69,13 +69,13 @@ export async function compareGenerationLoops(options: LoopBenchOptions): Promise
         for (const loop of order) {
           const worker = workers.get(loop) as WeftPath;
           const decodeBefore = timer.elapsedMs;
-          const cpuBefore = process.threadCpuUsage();
+          const cpuBefore = threadCpuUsage();
           const requests = Math.max(3, c * 2);
           const result = await runLevel(c, requests, (i) =>
             worker.generate({ model: 'bench', sessionId: `loops-${loop}-${c}-${round}-${i}`, messages: messages(c, round, i), maxTokens: options.maxTokens, temperature: 0 }),
           );
           const decodeMs = timer.elapsedMs - decodeBefore;
-          const cpu = process.threadCpuUsage(cpuBefore);
+          const cpu = threadCpuUsage(cpuBefore);
           const tokens = result.generatedPerRequest * requests;
           rounds.get(loop)?.[level]?.push({
             tokensPerSecond: result.tokensPerSecond,
@@ -92,6 +92,12 @@ export async function compareGenerationLoops(options: LoopBenchOptions): Promise
     for (const worker of workers.values()) await worker.close();
     await Promise.all(nats.map((server) => server.stop()));
   }
+}
+
+/** The main thread's CPU time (Node 23.9 and later; NaN figures on an older Node). */
+function threadCpuUsage(since?: NodeJS.CpuUsage): NodeJS.CpuUsage {
+  if (typeof process.threadCpuUsage !== 'function') return { user: Number.NaN, system: Number.NaN };
+  return process.threadCpuUsage(since);
 }
 
 function print(options: LoopBenchOptions, rounds: Map<Loop, Round[][]>): void {
