@@ -235,7 +235,7 @@ describe('single sign-on through an identity provider in its own container', () 
 
     const done = await login.done;
     expect(done.code).toBe(0);
-    expect(done.stdout).toMatch(/logged in to .* as bob .* through your identity provider/);
+    expect(done.stdout).toMatch(/logged in to .* as bob .* through your identity provider, with the device code/);
     expect(done.stdout).toContain('minted an API key of your own, "laptop"');
     const saved = join(home, 'config/weft/config.json');
     expect((await stat(saved)).mode & 0o777).toBe(0o600);
