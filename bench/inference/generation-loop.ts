@@ -47,6 +47,7 @@ interface Round {
  */
 export async function compareGenerationLoops(options: LoopBenchOptions): Promise<void> {
   const timer = new DecodeTimer().install(await import('node-llama-cpp'));
+  const loadAtStart = loadAverage();
   const nats: StartedService[] = [];
   const workers = new Map<Loop, WeftPath>();
   try {
@@ -87,7 +88,7 @@ export async function compareGenerationLoops(options: LoopBenchOptions): Promise
         }
       }
     }
-    print(options, rounds);
+    print(options, rounds, loadAtStart);
   } finally {
     for (const worker of workers.values()) await worker.close();
     await Promise.all(nats.map((server) => server.stop()));
@@ -100,14 +101,19 @@ function threadCpuUsage(since?: NodeJS.CpuUsage): NodeJS.CpuUsage {
   return process.threadCpuUsage(since);
 }
 
-function print(options: LoopBenchOptions, rounds: Map<Loop, Round[][]>): void {
+function loadAverage(): string {
+  return loadavg()
+    .map((n) => n.toFixed(2))
+    .join(' ');
+}
+
+function print(options: LoopBenchOptions, rounds: Map<Loop, Round[][]>, loadAtStart: string): void {
   const at = (loop: Loop, level: number) => rounds.get(loop)?.[level] ?? [];
   const med = (loop: Loop, level: number, f: (r: Round) => number) => median(at(loop, level).map(f));
   const ratios = (level: number, f: (r: Round) => number) => at('weft', level).map((r, i) => f(r) / f(at('llamachat', level)[i] as Round));
-  const [one, five, fifteen] = loadavg().map((n) => n.toFixed(2));
   console.log(
     `Generation loops: LlamaChat vs Weft's loop on the same worker path (NATS → worker → NATS), ${options.maxTokens} tokens per reply at temperature 0, ` +
-      `median of ${ROUNDS} paired rounds in alternating order; load average ${one} ${five} ${fifteen}`,
+      `median of ${ROUNDS} paired rounds in alternating order; load average (1, 5, 15 min) ${loadAtStart} at the start, ${loadAverage()} at the end`,
   );
   console.log(`   llama.cpp loaded by this process: ${loadedLlamaBinaries().join(', ') || 'unknown'}`);
   console.log(
