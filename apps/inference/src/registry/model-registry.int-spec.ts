@@ -120,7 +120,9 @@ describe('the registry of pulled models', () => {
     // The pull went to either worker; the other serves it once it has re-read the registry.
     expect(await eventually(() => generateOn(first, 'brief'), 'done')).toBe('done');
     const stream = client.rpc.stream({ ...Routes.inferenceGenerate, subject: inferenceWorkerGenerateSubject(first.workerId) }, { model: 'brief', messages: [{ role: 'user', content: 'hi' }], maxTokens: 400 });
-    const firstChunk = await stream.next();
+    // Past the load reports of the model's first request, to its first text.
+    let firstChunk = await stream.next();
+    while (firstChunk.value?.type === 'model.loading') firstChunk = await stream.next();
     expect(firstChunk.value?.type).toBe('delta');
     expect(await client.rpc.request(Routes.inferenceModelsRemove, { id: 'brief' })).toEqual({ id: 'brief', fileRemoved: true });
     const chunks = [];
