@@ -81,7 +81,7 @@ describe.runIf(run)('deploy/swarm/stack.yml on a three-node swarm', () => {
     }
 
     const all = await api.runTurn(key, sessionId, 'And now?', 240_000);
-    expect(all.at(-1)).toMatchObject({ type: 'turn.completed' });
+    expect(all.at(-1), JSON.stringify(all.at(-1))).toMatchObject({ type: 'turn.completed' });
     expect(all.slice(0, firstTurn.length).map((e) => e.id)).toEqual(firstTurn.map((e) => e.id));
     expect(all.filter((e) => e.type === 'turn.completed')).toHaveLength(2);
     // The gateway drops node 2's worker once its heartbeats are missed; node 3's is the fleet.
