@@ -170,7 +170,7 @@ describe('weft admin', () => {
     expect(disabled.stdout).toContain(`disabled disabled-${runId} (${f.userId}): their keys are refused; 1 running turn cancelled`);
     const refused = await weft(['usage'], asUser(f));
     expect(refused.stderr).toContain(`is disabled; ask your admin (AUTH.FORBIDDEN)`);
-    expect(cells(lineWith((await admin('users')).stdout, f.userId))[3]).toBe('yes');
+    expect(cells(lineWith((await admin('users')).stdout, f.userId))[4]).toBe('yes'); // name, id, role, groups, disabled
 
     const enabled = await admin('enable', f.userId);
     expect(enabled.stdout).toContain(`enabled disabled-${runId} (${f.userId}): their keys work again`);
