@@ -25,7 +25,8 @@ describe('Weft through its public API, on the compose stack', () => {
   let workspaceId: string;
 
   beforeAll(async () => {
-    [ada, bob] = await Promise.all([newUserKey('ada'), newUserKey('bob')]);
+    // Not `ada` and `bob`: the SSO e2e signs users of those names in on the same stack.
+    [ada, bob] = await Promise.all([newUserKey('turn-ada'), newUserKey('turn-bob')]);
     const upload = await call<{ id: string }>('POST', '/v1/workspaces', ada, await workspaceArchive({ 'hello.txt': 'hello from the e2e workspace\n' }), 'application/gzip');
     expect(upload.status).toBe(201);
     workspaceId = upload.body.id;

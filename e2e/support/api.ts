@@ -32,9 +32,12 @@ export async function call<T = Record<string, unknown>>(
 
 export const admin = (method: string, path: string, body?: unknown) => call(method, path, stackEnv.WEFT_ADMIN_TOKEN, body);
 
+/** A new user and their key. The stack is shared across files: a name taken by another file fails here, saying so. */
 export async function newUserKey(name: string): Promise<string> {
   const user = await admin('POST', '/v1/admin/users', { name });
+  if (user.status !== 201) throw new Error(`creating user ${name}: HTTP ${user.status} ${JSON.stringify(user.body)}`);
   const key = await admin('POST', `/v1/admin/users/${(user.body as { id: string }).id}/keys`);
+  if (key.status !== 201) throw new Error(`creating a key for ${name}: HTTP ${key.status} ${JSON.stringify(key.body)}`);
   return (key.body as { key: string }).key;
 }
 
