@@ -7,7 +7,7 @@ import { containerOf, waitStackHealthy } from './support/services';
 const WORKERS = ['inference', 'tools', 'sandbox'] as const;
 /** The port compose gives every worker's /metrics (METRICS_PORT in docker-compose.yml). */
 const METRICS_PORT = 9464;
-const monitoringEnv = { ...stackEnv, WEFT_PROMETHEUS_PORT: String(Number(stackEnv.WEFT_PORT) + 2000) };
+const monitoringEnv = { ...stackEnv, WEFT_PROMETHEUS_PORT: String(Number(stackEnv.WEFT_PORT) + 2001) }; // +2000 is the SSO e2e's provider
 const prometheusUrl = `http://127.0.0.1:${monitoringEnv.WEFT_PROMETHEUS_PORT}`;
 
 /** The worker's /metrics as seen inside its container (the port is not published); `docker exec`, quicker than compose's. */
