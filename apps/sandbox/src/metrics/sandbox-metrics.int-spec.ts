@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { Jobs, type LongRunJob, Queues } from '@weft/contracts';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -7,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startNats, startRedis, type StartedService } from '../../../../test/support/containers';
 import { waitFor } from '../testing/attack-helpers';
 import { startSandboxHarness, type SandboxHarness } from '../testing/sandbox-harness';
+import { freePort } from '../../../../test/support/free-port';
 
 describe('sandbox worker metrics (real Docker, NATS and Redis)', () => {
   let nats: StartedService;
@@ -84,14 +84,3 @@ describe('sandbox worker metrics (real Docker, NATS and Redis)', () => {
     expect(text).toMatch(/^weft_sandbox_long_run_jobs\{state="active"\} 0$/m);
   });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}

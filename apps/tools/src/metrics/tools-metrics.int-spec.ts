@@ -1,6 +1,5 @@
 import 'reflect-metadata';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestMicroservice } from '@nestjs/common';
@@ -11,6 +10,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type StartedService, startNats } from '../../../../test/support/containers';
 import { startToolsWorker } from '../bootstrap';
+import { freePort } from '../../../../test/support/free-port';
 
 describe('tools worker metrics', () => {
   let nats: StartedService;
@@ -54,14 +54,3 @@ describe('tools worker metrics', () => {
     expect(text).toMatch(/^weft_tools_process_process_cpu_seconds_total /m);
   });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
