@@ -12,7 +12,9 @@ const prometheusUrl = `http://127.0.0.1:${monitoringEnv.WEFT_PROMETHEUS_PORT}`;
 
 /** The worker's /metrics as seen inside its container (the port is not published); `docker exec`, quicker than compose's. */
 function scrapeWorker(service: (typeof WORKERS)[number]): string {
-  const script = `fetch('http://127.0.0.1:${METRICS_PORT}/metrics').then(async (r) => { process.stdout.write(await r.text()); process.exit(r.ok ? 0 : 1); }, (e) => { console.error(e.message); process.exit(1); })`;
+  // exitCode, not exit(): stdout to a pipe is written asynchronously, and exit() would cut a scrape
+  // past the pipe's 64 KiB (a worker's histograms grow past that once the other e2e files have run).
+  const script = `fetch('http://127.0.0.1:${METRICS_PORT}/metrics').then(async (r) => { process.stdout.write(await r.text()); process.exitCode = r.ok ? 0 : 1; }, (e) => { console.error(e.message); process.exitCode = 1; })`;
   return execFileSync('docker', ['exec', containerOf(service), 'node', '-e', script], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
 }
 
