@@ -44,6 +44,11 @@ export class DirectLlama {
     return String(this.llama.gpu);
   }
 
+  /** llama.cpp's system info: the kernels' instruction sets, and OPENMP = 1 where its threads persist. */
+  get cpuFeatures(): string {
+    return this.llama.systemInfo.trim();
+  }
+
   /** `localBuild` (scripts/llama/build-addon.sh) or `prebuilt`. */
   get buildType(): string {
     return this.llama.buildType;

@@ -20,10 +20,12 @@ const READY_TIMEOUT_MS = 120_000;
 
 /**
  * llama.cpp's own server on the same GGUF, threads and parallel slots, driven through its
- * OpenAI-compatible streaming endpoint: the third column when LLAMA_SERVER_BIN is set.
+ * OpenAI-compatible streaming endpoint: the reference column (llama-server-binary.ts says which binary).
  */
 export class LlamaServer {
   private constructor(
+    /** The binary's path, for the printout. */
+    readonly bin: string,
     private readonly child: ChildProcess,
     private readonly base: string,
     private readonly log: string[],
@@ -54,7 +56,7 @@ export class LlamaServer {
     };
     child.stdout?.on('data', keep);
     child.stderr?.on('data', keep);
-    const server = new LlamaServer(child, `http://127.0.0.1:${port}`, log, cpuLine);
+    const server = new LlamaServer(options.bin, child, `http://127.0.0.1:${port}`, log, cpuLine);
     await server.waitReady();
     return server;
   }

@@ -3,8 +3,9 @@
  * 8 layers, f16, ~180 MB, 8k context; cached under .weft-test/bench), at concurrency 1, 4 and 8,
  * TTFT p50/p99 and aggregate tokens/s of:
  *   1. node-llama-cpp called directly in this process vs the Weft inference worker reached over
- *      NATS (and llama.cpp's llama-server on the same GGUF when LLAMA_SERVER_BIN is set), on
- *      short prompts that share no prefix;
+ *      NATS and llama.cpp's llama-server on the same GGUF (llama-server-binary.ts: built once per
+ *      CPU from the same llama.cpp source; LLAMA_SERVER_BIN=off leaves it out), on short prompts
+ *      that share no prefix;
  *   2. the full Weft path (HTTP → gateway → BullMQ → agent loop → NATS → worker → Redis event
  *      log → SSE) vs node-llama-cpp directly on the very request the gateway sends (agent system
  *      prompt and tool definitions), both reusing the prompt prefix a sequence already holds.
@@ -25,6 +26,7 @@ import { startNats, startRedis } from '../../test/support/containers';
 import { DirectLlama } from './direct';
 import { HttpPath } from './http';
 import { LlamaServer } from './llama-server';
+import { llamaServerBinary } from './llama-server-binary';
 import { OpenAiPath } from './openai';
 import { compareGenerationLoops } from './generation-loop';
 import { best, median, roundRatios, runLevel, table, type LevelResult, type RunSample } from './stats';
@@ -63,7 +65,7 @@ async function main(): Promise<void> {
   const weft = await WeftPath.start({ natsUrl, modelPath: MODEL, contextSize: CONTEXT, sequences: SEQUENCES, threads: THREADS });
   const http = PARTS.has('http') || PARTS.has('openai') ? await HttpPath.start({ natsUrl, redisUrl, concurrency: Math.max(...LEVELS), maxTokens: MAX_TOKENS }) : undefined;
   const openai = http && PARTS.has('openai') ? new OpenAiPath(http.base, http.key) : undefined;
-  const serverBin = process.env.LLAMA_SERVER_BIN;
+  const serverBin = llamaServerBinary();
   const server = serverBin ? await LlamaServer.start({ bin: serverBin, modelPath: MODEL, contextSize: CONTEXT, parallel: SEQUENCES, threads: THREADS }) : undefined;
   try {
     await direct.generate('warm up', 'hello', 4);
@@ -128,7 +130,9 @@ async function shortPrompts(direct: DirectLlama, weft: WeftPath, openai: OpenAiP
   const backend = direct.gpu === 'false' ? 'CPU' : direct.gpu;
   const others = sides.slice(1).map((side) => side.name);
   console.log(`1. Short prompts, no shared prefix: node-llama-cpp in-process vs ${others.join(' vs ')}, best of ${ROUNDS} alternating rounds (llama.cpp backend: ${backend}; p99 of few samples is their maximum)`);
-  if (server?.cpuInfo) console.log(`   llama-server: ${server.cpuInfo}`);
+  // Which binary each side ran: the verdict on the worker's speed depends on it (docs/inference.md, 'The llama.cpp binary').
+  console.log(`   worker and direct: node-llama-cpp's ${direct.buildType === 'localBuild' ? 'build for this CPU (npm run setup)' : 'PREBUILT binary'}, ${direct.cpuFeatures}`);
+  if (server) console.log(`   llama-server: ${server.bin}, ${server.cpuInfo ?? 'CPU features not in its log'}`);
   const at = (s: number, level: number) => results[s]?.[level] as LevelResult;
   console.log(
     table(

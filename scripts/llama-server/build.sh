@@ -3,7 +3,8 @@
 # (node_modules/node-llama-cpp/llama/gitRelease.bundle), so the benchmark's third column runs the
 # same llama.cpp release as the worker. CPU only, one kernel variant compiled for this machine
 # (GGML_NATIVE): llama.cpp's all-variants build is what crashes on some VMs (see DESIGN.md).
-# Output: .weft-test/llama-server/bin/llama-server. Then:
+# Output: .weft-test/llama-server/bin/llama-server (LLAMA_SERVER_DIR to change; scripts/llama-server/cached.sh
+# builds it once into the cache that `npm run bench:inference` looks in). Or by hand:
 #   LLAMA_SERVER_BIN=.weft-test/llama-server/bin/llama-server npm run bench:inference
 # Needs cmake and a C++ compiler (apt-get install cmake g++). Low priority, two jobs: the
 # machines this is built on are shared.
