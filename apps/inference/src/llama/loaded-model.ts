@@ -13,8 +13,10 @@ import {
 } from '../tool-calls/tool-choice';
 import { toChatFunctions, toChatHistory } from './chat-history';
 import { renderContextState } from './context-state-memo';
-import { resolveStopTriggers, weftLoopBlocker } from './generation-loop/stop-triggers';
-import { runWeftLoop } from './generation-loop/weft-loop';
+import { CallGrammars } from './generation-loop/call-grammars';
+import { loopInternals, type LoopInternals } from './generation-loop/loop-internals';
+import { resolveCallTriggers, resolveStopTriggers, weftLoopBlocker } from './generation-loop/stop-triggers';
+import { runWeftLoop, type ToolCalling } from './generation-loop/weft-loop';
 import { foldMidConversationSystem, holdsMidConversationSystem } from './mid-system';
 import type { ChatWrapper, Llama, LlamaBackend, LlamaContext, LlamaContextSequence, LlamaModel, NodeLlamaCpp } from './llama-runtime';
 import { commonPrefixLength, fitPrompt } from './prompt-fit';
@@ -44,6 +46,9 @@ const GRAMMAR_CACHE_SIZE = 32;
 
 interface Rendered {
   history: ChatHistory;
+  /** The history as rendered: ending in the model's reply, as LlamaChat ends it before it renders. */
+  rendered: ChatHistory;
+  functions: ReturnType<typeof toChatFunctions>;
   tokens: number[];
   /** The chat wrapper's render: its stop triggers and how the reply may begin. */
   state: ContextState;
@@ -62,6 +67,8 @@ export class LoadedModel {
   private embeddingQueue: Promise<unknown> = Promise.resolve();
   /** The chat template renders a system message after a user turn in place (probed once). */
   private readonly holdsMidSystem: boolean;
+  /** node-llama-cpp's call grammars, for Weft's loop (loaded on the first request with tools). */
+  private callGrammars?: Promise<{ internals: LoopInternals; grammars: CallGrammars }>;
 
   constructor(
     private readonly backend: LlamaBackend,
@@ -121,13 +128,14 @@ export class LoadedModel {
         if (text && mode.kind !== 'forced-tool') onDelta(text);
       };
       let response: Reply;
-      if (this.loop === 'weft' && mode.kind !== 'tools' && !weftLoopBlocker(fitted.rendered.state, this.chatWrapper, lease.sequence.needsCheckpoints)) {
+      const tools = this.loop === 'weft' && mode.kind === 'tools' && functions ? await this.weftToolCalling(fitted.rendered, functions, markFirst) : undefined;
+      if (this.loop === 'weft' && typeof tools !== 'string' && !weftLoopBlocker(fitted.rendered.state, this.chatWrapper, lease.sequence.needsCheckpoints, mode.kind === 'tools')) {
         const { customStopTriggers, ...rest } = sampling;
         const stopTriggers = [...fitted.rendered.state.stopGenerationTriggers, ...(grammar?.stopGenerationTriggers ?? [])];
         const stops = resolveStopTriggers(this.model, stopTriggers, customStopTriggers);
         const { lib } = this.backend;
-        const reply = await runWeftLoop({ lib, model: this.model, sequence: lease.sequence, prompt: fitted.rendered.tokens, sampling: rest, stops, grammar, maxTokens, signal, onToken: markFirst, onText });
-        response = { response: reply.text, metadata: { stopReason: reply.stopReason } };
+        const reply = await runWeftLoop({ lib, model: this.model, sequence: lease.sequence, prompt: fitted.rendered.tokens, sampling: rest, stops, grammar, tools, maxTokens, signal, onToken: markFirst, onText });
+        response = { response: reply.text, functionCalls: reply.functionCalls, metadata: { stopReason: reply.stopReason } };
       } else {
         chat = new this.backend.lib.LlamaChat({ contextSequence: lease.sequence, chatWrapper: this.chatWrapper });
         const common = { ...sampling, maxTokens, signal, onToken: markFirst, onTextChunk: onText };
@@ -308,10 +316,47 @@ export class LoadedModel {
     const sent = toChatHistory(messages);
     if (mode.kind === 'forced-tool') sent.push({ type: 'system', text: forcedCallInstruction(mode.tools) });
     const history = this.holdsMidSystem ? sent : foldMidConversationSystem(sent);
-    // With the empty reply LlamaChat appends before it renders: the same render, so the chat
-    // wrapper's memo (context-state-memo.ts) answers LlamaChat's from this one.
-    const state = renderContextState(this.chatWrapper, { chatHistory: [...history, { type: 'model', response: [] }], availableFunctions: functions });
-    return { history, tokens: state.contextText.tokenize(this.model.tokenizer), state };
+    // LlamaChat goes on with a last model turn (text after tool results) and otherwise appends an
+    // empty one before it renders: the same render, so the chat wrapper's memo
+    // (context-state-memo.ts) answers LlamaChat's from this one.
+    const rendered: ChatHistory = history.at(-1)?.type === 'model' ? history : [...history, { type: 'model', response: [] }];
+    const state = renderContextState(this.chatWrapper, { chatHistory: rendered, availableFunctions: functions });
+    return { history, rendered, functions, tokens: state.contextText.tokenize(this.model.tokenizer), state };
+  }
+
+  /**
+   * What Weft's loop needs for native function calls with this template, or why it cannot make
+   * them as LlamaChat would (then LlamaChat makes the reply).
+   */
+  private async weftToolCalling(rendered: Rendered, functions: NonNullable<Rendered['functions']>, onChunk: () => void): Promise<ToolCalling | string> {
+    const settings = this.chatWrapper.settings.functions;
+    if (!settings) return 'the chat template has no function call syntax';
+    this.callGrammars ??= loopInternals().then((internals) => ({ internals, grammars: new CallGrammars(internals, this.backend.llama, this.chatWrapper) }));
+    const { internals, grammars } = await this.callGrammars;
+    const { LlamaText } = this.backend.lib;
+    const triggers =
+      rendered.state.detectFunctionCalls === false
+        ? { texts: [], tokenSequences: [] }
+        : resolveCallTriggers(
+            settings,
+            (text) => internals.StopGenerationDetector.resolveLlamaTextTrigger(text, this.model.tokenizer),
+            (values) => LlamaText(values as Parameters<typeof LlamaText>),
+          );
+    if ('unsupported' in triggers) return triggers.unsupported;
+    return {
+      internals,
+      llama: this.backend.llama,
+      settings,
+      functions,
+      grammars,
+      triggers,
+      initiallyEngaged: rendered.state.functionCall?.initiallyEngaged === true,
+      renderWithText: (text) =>
+        renderContextState(this.chatWrapper, { chatHistory: withReplyText(rendered.rendered, text), availableFunctions: functions }).contextText.tokenize(
+          this.model.tokenizer,
+        ),
+      onCallChunk: onChunk,
+    };
   }
 
   /**
@@ -396,6 +441,17 @@ export class LoadedModel {
       }
     }
   }
+}
+
+/** The history with the reply's text so far in its last model turn (LlamaChat's merge of a generated result). */
+function withReplyText(history: ChatHistory, text: string): ChatHistory {
+  const last = history.at(-1);
+  if (last?.type !== 'model' || text === '') return history;
+  const response = [...last.response];
+  const tail = response.at(-1);
+  if (typeof tail === 'string') response[response.length - 1] = tail + text;
+  else response.push(text);
+  return [...history.slice(0, -1), { ...last, response }];
 }
 
 function parseForcedCall(text: string): RawToolCall {

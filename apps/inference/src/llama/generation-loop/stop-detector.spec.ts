@@ -49,4 +49,30 @@ describe('StopDetector', () => {
   it('releases everything at once when there are no stop strings', () => {
     expect(new StopDetector([]).push('abc')).toEqual({ release: 'abc', stopped: false });
   });
+
+  describe('function call syntax', () => {
+    const calls = (...texts: string[]) => ({ texts, tokenSequences: [] });
+
+    it('ends the text where a call begins and gives the text after it in the same token', () => {
+      const detector = new StopDetector(['<|im_end|>'], [], calls('||call:'));
+      expect(detector.push('Let me look. |', [1])).toEqual({ release: 'Let me look. ', stopped: false });
+      expect(detector.push('|call: rea', [2])).toEqual({ release: '', stopped: true, call: { rest: ' rea' } });
+    });
+
+    it('meets the shorter of two call triggers that begin at the same place', () => {
+      const detector = new StopDetector([], [], calls('||call: ', '||call:'));
+      expect(detector.push('x ||call: read')).toEqual({ release: 'x ', stopped: true, call: { rest: ' read' } });
+    });
+
+    it('prefers a call to a stop met in the same token', () => {
+      const detector = new StopDetector(['END'], [], calls('@@'));
+      expect(detector.push('a END b @@c')).toEqual({ release: 'a END b ', stopped: true, call: { rest: 'c' } });
+    });
+
+    it('meets a call that begins with special tokens as their token sequence', () => {
+      const detector = new StopDetector([], [[9]], { texts: [], tokenSequences: [[5, 6]] });
+      expect(detector.push('', [5])).toEqual({ release: '', stopped: false });
+      expect(detector.push('', [6])).toEqual({ release: '', stopped: true, call: { rest: '' } });
+    });
+  });
 });

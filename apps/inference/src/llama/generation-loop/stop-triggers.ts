@@ -36,17 +36,45 @@ function isTokenArray(trigger: Exclude<StopTrigger, string>): trigger is readonl
 
 /**
  * Why Weft's loop cannot generate this reply as LlamaChat would, or undefined when it can. The loop
- * covers plain, JSON-schema and forced-call replies; native function calling, segments (thoughts),
- * prefix triggers and sequences that need checkpoints stay with LlamaChat.
+ * covers plain, JSON-schema and forced-call replies, and native function calls (`tools`: the
+ * request offers functions); segments (thoughts), prefix triggers, ignored start text, a call the
+ * template opens but may leave, and sequences that need checkpoints stay with LlamaChat.
  */
-export function weftLoopBlocker(state: ContextState, wrapper: ChatWrapper, needsCheckpoints: boolean): string | undefined {
+export function weftLoopBlocker(state: ContextState, wrapper: ChatWrapper, needsCheckpoints: boolean, tools = false): string | undefined {
   if (needsCheckpoints) return 'the model needs sequence checkpoints';
   if (state.prefixTriggers?.length || state.noPrefixTrigger || state.rerender) return 'the chat template has prefix triggers';
-  if (state.functionCall?.initiallyEngaged || state.detectFunctionCalls) return 'the reply may call functions';
+  if (tools && state.functionCall?.initiallyEngaged && state.functionCall.disengageInitiallyEngaged.length > 0) {
+    return 'the chat template opens the reply in a function call it may leave';
+  }
+  if (tools && !wrapper.settings.functions) return 'the chat template has no function call syntax';
   if (state.ignoreStartText?.length) return 'the chat template ignores start text';
   const segments = wrapper.settings.segments;
   if (segments && Object.entries(segments).some(([key, value]) => key !== 'closeAllSegments' && key !== 'reiterateStackAfterFunctionCalls' && value != null)) {
     return 'the chat template has segments';
   }
   return undefined;
+}
+
+/**
+ * Where the template's call syntax begins in a reply (each section prefix with each call prefix,
+ * as LlamaChat detects it), resolved for the model: text, or special tokens. A trigger that mixes
+ * the two is matched by LlamaChat over both at once; the loop leaves those templates to it.
+ */
+export function resolveCallTriggers(
+  settings: ChatWrapper['settings']['functions'],
+  resolve: (text: LlamaText) => readonly (string | Token)[],
+  LlamaTextOf: (values: readonly unknown[]) => LlamaText,
+): StopTriggers | { unsupported: string } {
+  const triggers: StopTriggers = { texts: [], tokenSequences: [] };
+  const section = settings.parallelism?.call;
+  for (const sectionPrefix of [section?.sectionPrefix ?? '', ...(section?.sectionPrefixAlternateMatches ?? [])]) {
+    for (const prefix of [settings.call.prefix, ...(settings.call.prefixAlternateMatches ?? [])]) {
+      const trigger = resolve(LlamaTextOf([sectionPrefix, prefix]));
+      if (trigger.length === 0) continue;
+      if (trigger.every((item) => typeof item === 'string')) triggers.texts.push(trigger.join(''));
+      else if (trigger.every((item) => typeof item !== 'string')) triggers.tokenSequences.push([...trigger] as number[]);
+      else return { unsupported: "the chat template's call syntax mixes special tokens and text" };
+    }
+  }
+  return triggers;
 }

@@ -1,6 +1,11 @@
+import type { ChatModelFunctions } from 'node-llama-cpp';
 import type { LlamaSampling } from '../sampling';
-import type { LlamaContextSequence, LlamaModel, NodeLlamaCpp } from '../llama-runtime';
-import { StopDetector } from './stop-detector';
+import type { ChatWrapper, Llama, LlamaContextSequence, LlamaModel, NodeLlamaCpp } from '../llama-runtime';
+import type { CallGrammars } from './call-grammars';
+import { runCallPhase, type CallChunk } from './call-phase';
+import type { LoopInternals } from './loop-internals';
+import { alignSequence, throwIfAborted } from './sequence-steps';
+import { StopDetector, type TriggerSet } from './stop-detector';
 import type { StopTriggers } from './stop-triggers';
 import { TokenText } from './token-text';
 
@@ -11,10 +16,26 @@ type EvaluateOptions = NonNullable<Parameters<LlamaContextSequence['evaluate']>[
 type Token = ReturnType<LlamaModel['tokenize']>[number];
 
 /** LlamaChat's stop reasons that this loop can end with. */
-export type LoopStopReason = 'eogToken' | 'stopGenerationTrigger' | 'maxTokens';
+export type LoopStopReason = 'eogToken' | 'stopGenerationTrigger' | 'maxTokens' | 'functionCalls';
+
+/** Native function calling, as the chat template defines it. */
+export interface ToolCalling {
+  internals: LoopInternals;
+  llama: Llama;
+  settings: ChatWrapper['settings']['functions'];
+  functions: ChatModelFunctions;
+  grammars: CallGrammars;
+  /** Where the call syntax begins in the reply's text (none: the template starts every reply in a call). */
+  triggers: TriggerSet;
+  /** The template opens the reply inside a call. */
+  initiallyEngaged: boolean;
+  /** The prompt rendered with the reply's text so far, as LlamaChat renders it before a call. */
+  renderWithText: (text: string) => readonly number[];
+  onCallChunk: (chunk: CallChunk) => void;
+}
 
 export interface WeftLoopInput {
-  lib: Pick<NodeLlamaCpp, 'LlamaGrammarEvaluationState'>;
+  lib: Pick<NodeLlamaCpp, 'LlamaGrammarEvaluationState' | 'LlamaText' | 'SpecialToken' | 'jsonDumps'>;
   model: LlamaModel;
   sequence: LlamaContextSequence;
   /** The rendered prompt, ending where the model's reply begins. */
@@ -22,6 +43,7 @@ export interface WeftLoopInput {
   sampling: Omit<LlamaSampling, 'customStopTriggers'>;
   stops: StopTriggers;
   grammar?: Grammar;
+  tools?: ToolCalling;
   /** 0 or less: until a stop (the caller caps it by the context's room). */
   maxTokens: number;
   signal: AbortSignal;
@@ -32,11 +54,20 @@ export interface WeftLoopInput {
 export interface WeftLoopResult {
   text: string;
   stopReason: LoopStopReason;
+  functionCalls?: { functionName: string; params: unknown }[];
 }
 
 /** LlamaChat's defaults, kept so both loops sample the same tokens. */
 const REPEAT_PENALTY_LAST_TOKENS = 64;
 const EVALUATION_PRIORITY = 5;
+
+/** Where the reply's text gave way to a function call. */
+interface CallStart {
+  /** Text after the call syntax in the token that completed it. */
+  rest: string;
+  /** The reply's tokens before the call syntax: what the repeat penalty looks at during the call. */
+  textTokens: Token[];
+}
 
 /**
  * One reply generated on a sequence with node-llama-cpp's token generator, without LlamaChat:
@@ -44,19 +75,59 @@ const EVALUATION_PRIORITY = 5;
  * sampling (temperature, top-k/p, min-p, seed, repeat penalty over the reply's last 64 tokens
  * except newlines, grammar) is native, set up as LlamaChat sets it. The sequence keeps the tokens
  * it shares with the prompt (KV reuse) and evaluates the rest; the generator queues each next
- * token into the context's shared batches like any other sequence's.
+ * token into the context's shared batches like any other sequence's. With tools, the start of
+ * the template's call syntax in the text hands over to the call phase (call-phase.ts).
  */
 export async function runWeftLoop(input: WeftLoopInput): Promise<WeftLoopResult> {
+  const { tools } = input;
+  if (tools?.initiallyEngaged) return callPhase(input, tools, '', { rest: '', textTokens: [] }, 0);
+  const generated: Token[] = [];
+  const output = new ReplyText(input.grammar?.trimWhitespaceSuffix === true, input.onText);
+  const text = await textPhase(input, generated, output);
+  if ('stopReason' in text) return text;
+  return callPhase(input, tools as ToolCalling, output.text, text, generated.length);
+}
+
+async function callPhase(input: WeftLoopInput, tools: ToolCalling, text: string, start: CallStart, generated: number): Promise<WeftLoopResult> {
+  const { lib, model, sequence, signal, maxTokens } = input;
+  const context = (text === '' ? input.prompt : tools.renderWithText(text)) as readonly Token[];
+  const penalty = penaltyTokens(start.textTokens, model.tokens.nl);
+  const result = await runCallPhase({
+    lib,
+    internals: tools.internals,
+    llama: tools.llama,
+    model,
+    sequence,
+    settings: tools.settings,
+    functions: tools.functions,
+    grammars: tools.grammars,
+    context,
+    leftover: start.rest,
+    generated,
+    maxTokens,
+    signal,
+    options: (grammarState) => evaluateOptions(input, grammarState, () => penalty),
+    onToken: input.onToken,
+    onCallChunk: tools.onCallChunk,
+  });
+  return {
+    text,
+    stopReason: result.stopReason,
+    functionCalls: result.calls.map(({ functionName, params }) => ({ functionName, params })),
+  };
+}
+
+/** The reply's text, token by token, up to a stop, or up to the start of a function call. */
+async function textPhase(input: WeftLoopInput, generated: Token[], output: ReplyText): Promise<WeftLoopResult | CallStart> {
   const { model, sequence, signal } = input;
   throwIfAborted(signal);
   const prompt = input.prompt as readonly Token[];
   const pending = await alignSequence(sequence, prompt);
   throwIfAborted(signal);
 
-  const generated: Token[] = [];
   const text = new TokenText((tokens, previous) => model.detokenize(tokens as readonly Token[], false, previous as readonly Token[]), prompt);
-  const stops = new StopDetector(input.stops.texts, input.stops.tokenSequences);
-  const output = new ReplyText(input.grammar?.trimWhitespaceSuffix === true, input.onText);
+  const stops = new StopDetector(input.stops.texts, input.stops.tokenSequences, input.tools?.triggers);
+  const pieces = new TextPieces();
   const grammarState: GrammarState | undefined = input.grammar
     ? new input.lib.LlamaGrammarEvaluationState({ model, grammar: input.grammar })
     : undefined;
@@ -69,8 +140,11 @@ export async function runWeftLoop(input: WeftLoopInput): Promise<WeftLoopResult>
       input.onToken();
       if (model.isEogToken(token)) return output.end(text.flush(), stops, 'eogToken');
       generated.push(token);
-      const step = stops.push(text.push(token, model.isSpecialToken(token)), [token]);
+      const piece = text.push(token, model.isSpecialToken(token));
+      pieces.add(piece, generated.length);
+      const step = stops.push(piece, [token]);
       output.add(step.release);
+      if (step.call) return { rest: step.call.rest, textTokens: pieces.tokensBefore(output.text.length, generated, model) };
       if (step.stopped) return output.end('', undefined, 'stopGenerationTrigger');
       if (input.maxTokens > 0 && generated.length >= input.maxTokens) return output.end(text.flush(), stops, 'maxTokens');
     }
@@ -98,21 +172,6 @@ function evaluateOptions(input: WeftLoopInput, grammarEvaluationState: GrammarSt
   });
 }
 
-/**
- * Trims the sequence to the longest prefix it shares with the prompt, as LlamaChat does, and
- * returns the prompt tokens still to evaluate: at least the last one, whose logits give the first
- * token of the reply.
- */
-async function alignSequence(sequence: LlamaContextSequence, prompt: readonly Token[]): Promise<readonly Token[]> {
-  if (prompt.length === 0) throw new Error('the prompt has no tokens');
-  if (prompt.length === 1 && sequence.nextTokenIndex !== 0) {
-    await sequence.eraseContextTokenRanges([{ start: 0, end: sequence.nextTokenIndex }]);
-    return prompt;
-  }
-  await sequence.adaptStateToTokens(prompt.slice(0, -1), false);
-  return prompt.slice(sequence.nextTokenIndex);
-}
-
 /** The reply's last tokens for the repeat penalty, newlines exempt (LlamaChat's `penalizeNewLine` default). */
 function penaltyTokens(generated: readonly Token[], nl: Token | null): Token[] {
   const recent = generated.slice(-REPEAT_PENALTY_LAST_TOKENS);
@@ -120,11 +179,37 @@ function penaltyTokens(generated: readonly Token[], nl: Token | null): Token[] {
 }
 
 /**
+ * Where each rendered piece of the reply's text ends, by tokens, so that the tokens before the
+ * start of a call can be told apart: LlamaChat keeps those whole tokens and tokenizes again the
+ * text of the one the call syntax begins in.
+ */
+class TextPieces {
+  private readonly ends: { tokens: number; chars: number }[] = [];
+  private all = '';
+
+  add(piece: string, tokens: number): void {
+    if (!piece) return;
+    this.all += piece;
+    this.ends.push({ tokens, chars: this.all.length });
+  }
+
+  tokensBefore(chars: number, generated: readonly Token[], model: LlamaModel): Token[] {
+    let whole = { tokens: 0, chars: 0 };
+    for (const end of this.ends) {
+      if (end.chars > chars) break;
+      whole = end;
+    }
+    const partial = this.all.slice(whole.chars, chars);
+    return [...generated.slice(0, whole.tokens), ...(partial ? model.tokenize(partial, false, 'trimLeadingSpace') : [])];
+  }
+}
+
+/**
  * The reply's final text as it is streamed. With a grammar that trims trailing whitespace
  * (node-llama-cpp's JSON grammars), whitespace is streamed only once text follows it.
  */
 class ReplyText {
-  private text = '';
+  text = '';
   private whitespace = '';
 
   constructor(
@@ -156,10 +241,6 @@ class ReplyText {
     }
     return { text: this.text, stopReason };
   }
-}
-
-function throwIfAborted(signal: AbortSignal): void {
-  if (signal.aborted) throw signal.reason;
 }
 
 function withoutUndefined<T extends object>(value: T): T {
