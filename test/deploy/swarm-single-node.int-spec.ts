@@ -1,44 +1,84 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SimulatedSwarm } from './support/swarm-nodes';
-import { CORE_IMAGES, StackDirectory, createSecrets, deploy, newSecrets, removeStack, startEdge, taskNodes, waitConverged } from './support/swarm-stack';
+import { HostSwarm, TEST_SWARM_LABEL } from './support/host-swarm';
+import { hostCli } from './support/swarm-cli';
+import { StackDirectory, createSecrets, deploy, newSecrets, removeSecrets, removeStack, removeStackVolumes, startEdge, taskNodes, waitConverged } from './support/swarm-stack';
 import { WeftHttp } from './support/weft-http';
 
-// deploy/swarm/stack.yml on a one-node swarm inside a Docker-in-Docker node (never on the host's
-// own engine, which other tests share): deployed, healthy, one turn through the gateway's API.
-const STACK = 'weft';
-// Opt-in (npm run test:swarm) until it converges reliably on a loaded CI machine: its last run
-// here waited 7 minutes for NATS's health check (see docs/deploy-swarm.md).
-const run = process.env.WEFT_SWARM_E2E === '1';
+// deploy/swarm/stack.yml on a single-node swarm of the host's own engine, where `npm run images`
+// left the images: deployed, every service healthy, one turn through the gateway's API, all of
+// it removed again. It makes the swarm itself and refuses an engine already in someone else's
+// (support/host-swarm.ts); it touches only what it made. CI runs it as a step of its own after
+// `npm test`: `npm run test:swarm-single` (WEFT_SWARM_SINGLE=1).
+const STACK = 'weft-swarm-ci';
+const run = process.env.WEFT_SWARM_SINGLE === '1';
 
-describe.runIf(run)('deploy/swarm/stack.yml on a single-node swarm', () => {
+describe.runIf(run)('the single-node swarm on this engine', () => {
+  const host = hostCli();
+  const swarmState = () => host.docker(['info', '-f', '{{.Swarm.LocalNodeState}}']);
+
+  it('refuses an engine already in a swarm it did not make, and leaves that swarm be', async () => {
+    expect(await swarmState(), 'this engine must be in no swarm to run the swarm tests').toBe('inactive');
+    await host.docker(['swarm', 'init', '--advertise-addr', '127.0.0.1']);
+    try {
+      const reclaimed: string[] = [];
+      await expect(HostSwarm.init(async (s) => void reclaimed.push(s.nodeId))).rejects.toThrow(/already in a swarm .* that the swarm tests did not create/);
+      expect(reclaimed).toEqual([]);
+      expect(await swarmState()).toBe('active');
+    } finally {
+      await host.docker(['swarm', 'leave', '--force']);
+    }
+  });
+
+  it('reclaims a swarm it marked that an interrupted run left, and leaves only its own', async () => {
+    await host.docker(['swarm', 'init', '--advertise-addr', '127.0.0.1']);
+    const left = await host.docker(['info', '-f', '{{.Swarm.NodeID}}']);
+    await host.docker(['node', 'update', '--label-add', `${TEST_SWARM_LABEL}=true`, left]);
+    const reclaimed: string[] = [];
+    const swarm = await HostSwarm.init(async (s) => void reclaimed.push(s.nodeId));
+    expect(reclaimed).toEqual([left]);
+    expect(swarm.nodeId).not.toBe(left);
+    await swarm.leave();
+    expect(await swarmState()).toBe('inactive');
+  });
+});
+
+describe.runIf(run)('deploy/swarm/stack.yml on a single-node swarm of this engine', () => {
   const dir = new StackDirectory();
-  let swarm: SimulatedSwarm | undefined;
+  let swarm: HostSwarm | undefined;
   let api: WeftHttp;
+  const node = () => swarm!.cli.docker(['info', '-f', '{{.Name}}']);
+
+  /** What this stack leaves on the engine: its containers, networks, volumes and secrets. */
+  const removeAll = async (target: HostSwarm) => {
+    await removeStack(target.cli, STACK);
+    await removeStackVolumes(target.cli, STACK);
+    await removeSecrets(target.cli);
+  };
 
   beforeAll(async () => {
-    swarm = await SimulatedSwarm.start('weft-swarm-ci', 1, [dir.mount]);
-    await swarm.loadImages(CORE_IMAGES);
-    await swarm.form();
-    await swarm.label(swarm.manager, ['weft.redis', 'weft.workspaces', 'weft.gpu']);
+    swarm = await HostSwarm.init(removeAll);
+    await swarm.label(['weft.redis', 'weft.workspaces', 'weft.gpu']);
     const secrets = newSecrets();
-    await createSecrets(swarm.manager, secrets);
-    await deploy(swarm, STACK);
-    await waitConverged(swarm.manager, 420_000);
-    api = new WeftHttp(await startEdge(swarm.manager, STACK), secrets.adminToken);
-  }, 900_000);
+    await createSecrets(swarm.cli, secrets);
+    // Its own workspaces volume: the stack file's default name is the compose stack's.
+    await deploy(swarm.cli, dir.path, STACK, { WEFT_WORKSPACES_VOLUME: `${STACK}_workspaces` });
+    await waitConverged(swarm.cli, STACK, 240_000);
+    api = new WeftHttp(await startEdge(swarm.cli, STACK), secrets.adminToken);
+  }, 420_000);
 
   afterAll(async () => {
-    if (swarm) {
-      await removeStack(swarm, STACK).catch(() => undefined);
-      await swarm.destroy();
+    try {
+      if (swarm) await removeAll(swarm);
+    } finally {
+      await swarm?.leave();
+      dir.remove();
     }
-    dir.remove();
   }, 300_000);
 
   it('runs two gateway replicas and one of each worker, all healthy', async () => {
-    const manager = swarm!.manager.name;
-    expect(await taskNodes(swarm!.manager, `${STACK}_gateway`)).toEqual([manager, manager]);
-    for (const service of ['nats', 'redis', 'inference', 'tools']) expect(await taskNodes(swarm!.manager, `${STACK}_${service}`)).toEqual([manager]);
+    const name = await node();
+    expect(await taskNodes(swarm!.cli, `${STACK}_gateway`)).toEqual([name, name]);
+    for (const service of ['nats', 'redis', 'inference', 'tools']) expect(await taskNodes(swarm!.cli, `${STACK}_${service}`)).toEqual([name]);
   });
 
   it('runs a turn through the gateway: a tool call on the tools worker, the answer from the inference worker', async () => {

@@ -1,6 +1,9 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredSessionEvent } from '@weft/contracts';
 import { docker, inNode, SimulatedSwarm } from './support/swarm-nodes';
+import { dumpStackLogs } from './support/swarm-logs';
 import { CORE_IMAGES, StackDirectory, createSecrets, deploy, newSecrets, removeStack, startEdge, taskNodes, waitConverged } from './support/swarm-stack';
 import { probe, WeftHttp } from './support/weft-http';
 
@@ -10,9 +13,15 @@ import { probe, WeftHttp } from './support/weft-http';
 // 2-core machine, more the first time, when each node loads the images): `npm run test:swarm`.
 const STACK = 'weft';
 const run = process.env.WEFT_SWARM_E2E === '1';
+const DEMO_SCRIPT = resolve(__dirname, '../../config/scripts/demo.json');
+const LOGS_DIR = '/tmp/weft-swarm-e2e-logs';
+/** Where the manager node sees the stack directory. */
+const STACK_DIR = '/stack';
 
 describe.runIf(run)('deploy/swarm/stack.yml on a three-node swarm', () => {
-  const dir = new StackDirectory();
+  // The demo script answers one turn (a tool call, then the answer); this session has two.
+  const demo = JSON.parse(readFileSync(DEMO_SCRIPT, 'utf8')) as { turns: unknown[] };
+  const dir = new StackDirectory({ script_demo: JSON.stringify({ turns: [...demo.turns, ...demo.turns] }) });
   let swarm: SimulatedSwarm | undefined;
   let api: WeftHttp;
   let key: string;
@@ -23,7 +32,7 @@ describe.runIf(run)('deploy/swarm/stack.yml on a three-node swarm', () => {
   let adminToken: string;
 
   beforeAll(async () => {
-    swarm = await SimulatedSwarm.start('weft-swarm-e2e', 3, [dir.mount]);
+    swarm = await SimulatedSwarm.start('weft-swarm-e2e', 3, [dir.mountAt(STACK_DIR)]);
     await swarm.loadImages(CORE_IMAGES);
     await swarm.form();
     // Node 1: Redis and the workspaces (tools); node 2: the only GPU node, at first.
@@ -31,10 +40,10 @@ describe.runIf(run)('deploy/swarm/stack.yml on a three-node swarm', () => {
     await swarm.label(swarm.node(1), ['weft.gpu']);
     const secrets = newSecrets();
     adminToken = secrets.adminToken;
-    await createSecrets(swarm.manager, secrets);
-    await deploy(swarm, STACK);
-    await waitConverged(swarm.manager, 480_000);
-    api = new WeftHttp(await startEdge(swarm.manager, STACK), adminToken);
+    await createSecrets(swarm.managerCli, secrets);
+    await deploy(swarm.managerCli, STACK_DIR, STACK);
+    await waitConverged(swarm.managerCli, STACK, 480_000);
+    api = new WeftHttp(await startEdge(swarm.managerCli, STACK), adminToken);
     key = await api.newUserKey('swarm-e2e');
     const workspaceId = await api.uploadWorkspace(key, { 'README.md': 'a workspace on node 1\n' });
     sessionId = await api.createSession(key, workspaceId, 'scripted/demo');
@@ -43,7 +52,7 @@ describe.runIf(run)('deploy/swarm/stack.yml on a three-node swarm', () => {
   afterAll(async () => {
     if (swarm) {
       await docker(['start', swarm.node(1).name]).catch(() => undefined);
-      await removeStack(swarm, STACK).catch(() => undefined);
+      await removeStack(swarm.managerCli, STACK, swarm.nodes.map((n) => swarm!.cli(n))).catch(() => undefined);
       await swarm.destroy();
     }
     dir.remove();
@@ -51,10 +60,10 @@ describe.runIf(run)('deploy/swarm/stack.yml on a three-node swarm', () => {
 
   it('places tasks by node label: inference on node 2, tools and Redis on node 1', async () => {
     const [node1, node2] = [swarm!.node(0).name, swarm!.node(1).name];
-    expect(await taskNodes(swarm!.manager, `${STACK}_inference`)).toEqual([node2]);
-    expect(await taskNodes(swarm!.manager, `${STACK}_tools`)).toEqual([node1]);
-    expect(await taskNodes(swarm!.manager, `${STACK}_redis`)).toEqual([node1]);
-    expect(await taskNodes(swarm!.manager, `${STACK}_gateway`)).toHaveLength(2);
+    expect(await taskNodes(swarm!.managerCli, `${STACK}_inference`)).toEqual([node2]);
+    expect(await taskNodes(swarm!.managerCli, `${STACK}_tools`)).toEqual([node1]);
+    expect(await taskNodes(swarm!.managerCli, `${STACK}_redis`)).toEqual([node1]);
+    expect(await taskNodes(swarm!.managerCli, `${STACK}_gateway`)).toHaveLength(2);
   });
 
   it('serves a turn with the inference worker on node 2', async () => {
@@ -69,19 +78,20 @@ describe.runIf(run)('deploy/swarm/stack.yml on a three-node swarm', () => {
     await docker(['stop', '-t', '1', node2.name]);
     // Swarm declares node 2 down after its heartbeats stop, then starts the worker on node 3.
     const deadline = Date.now() + 300_000;
-    while (!(await taskNodes(swarm!.manager, `${STACK}_inference`)).includes(node3.name)) {
+    while (!(await taskNodes(swarm!.managerCli, `${STACK}_inference`)).includes(node3.name)) {
       if (Date.now() > deadline) throw new Error('the inference worker was not rescheduled on node 3 within 300 s');
       await new Promise((r) => setTimeout(r, 2000));
     }
     expect(await inNode(swarm!.manager, ['node', 'inspect', '-f', '{{.Status.State}}', node2.name])).toBe('down');
     // Tasks of a down node still count as running (`3/2`): wait for two gateways on the others.
-    while ((await taskNodes(swarm!.manager, `${STACK}_gateway`)).filter((n) => n !== node2.name).length < 2) {
+    while ((await taskNodes(swarm!.managerCli, `${STACK}_gateway`)).filter((n) => n !== node2.name).length < 2) {
       if (Date.now() > deadline) throw new Error('the gateway was not rescheduled off node 2 within 300 s');
       await new Promise((r) => setTimeout(r, 2000));
     }
 
     const all = await api.runTurn(key, sessionId, 'And now?', 240_000);
-    expect(all.at(-1), JSON.stringify(all.at(-1))).toMatchObject({ type: 'turn.completed' });
+    if (all.at(-1)?.type !== 'turn.completed') await dumpStackLogs(swarm!.nodes, STACK, LOGS_DIR);
+    expect(all.at(-1), `${JSON.stringify(all.slice(firstTurn.length))} (the services' logs: ${LOGS_DIR})`).toMatchObject({ type: 'turn.completed' });
     expect(all.slice(0, firstTurn.length).map((e) => e.id)).toEqual(firstTurn.map((e) => e.id));
     expect(all.filter((e) => e.type === 'turn.completed')).toHaveLength(2);
     // The gateway drops node 2's worker once its heartbeats are missed; node 3's is the fleet.

@@ -1,5 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
+import { nodeCli, type SwarmCli } from './swarm-cli';
 
 const run = promisify(execFile);
 
@@ -49,6 +50,15 @@ export class SimulatedSwarm {
 
   get manager(): SwarmNode {
     return this.nodes[0] as SwarmNode;
+  }
+
+  /** The manager's docker CLI, for the stack helpers (swarm-stack.ts). */
+  get managerCli(): SwarmCli {
+    return this.cli(this.manager);
+  }
+
+  cli(node: SwarmNode): SwarmCli {
+    return nodeCli(node.name, node.ip);
   }
 
   node(index: number): SwarmNode {

@@ -1,10 +1,9 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parse, stringify } from 'yaml';
-import { inNode, type SimulatedSwarm, type SwarmNode } from './swarm-nodes';
+import type { SwarmCli } from './swarm-cli';
 
 export const STACK_FILE = resolve(__dirname, '../../../deploy/swarm/stack.yml');
 /** The images the stack's services run when no node is labelled weft.sandbox. */
@@ -13,9 +12,6 @@ export const CORE_IMAGES = [
   process.env.WEFT_NATS_IMAGE ?? 'nats:2.9-alpine',
   process.env.WEFT_REDIS_IMAGE ?? 'redis:7.0-bookworm',
 ];
-/** Where the manager node sees the stack directory. */
-const STACK_DIR_IN_NODE = '/stack';
-const EDGE = 'weft-edge';
 const EDGE_PORT = 8080;
 
 /**
@@ -45,23 +41,28 @@ net.createServer((client) => {
 export class StackDirectory {
   readonly path = mkdtempSync(join(tmpdir(), 'weft-swarm-stack-'));
 
-  constructor() {
+  /** `configs`: content for some of the stack's configs (by name) in place of their files'. */
+  constructor(configs: Record<string, string> = {}) {
     const stack = parse(readFileSync(STACK_FILE, 'utf8'), { merge: true }) as StackFile;
     delete stack.services.gateway?.ports;
     mkdirSync(join(this.path, 'configs'));
     for (const [name, config] of Object.entries(stack.configs)) {
       // The default of `${WEFT_MODELS_CONFIG:-…}`: the docker CLI would interpolate it.
       const source = config.file.replace(/^\$\{[A-Z_]+:-(.*)\}$/, '$1');
-      copyFileSync(resolve(dirname(STACK_FILE), source), join(this.path, 'configs', name));
+      const copy = join(this.path, 'configs', name);
+      if (configs[name] === undefined) copyFileSync(resolve(dirname(STACK_FILE), source), copy);
+      else writeFileSync(copy, configs[name]);
       config.file = `./configs/${name}`;
     }
+    const unknown = Object.keys(configs).filter((name) => !(name in stack.configs));
+    if (unknown.length > 0) throw new Error(`the stack file has no config ${unknown.join(', ')}`);
     // YAML 1.1, as the docker CLI reads it: `yes` stays a quoted string.
     writeFileSync(join(this.path, 'stack.yml'), stringify(stack, { version: '1.1' }));
   }
 
-  /** The bind mount that shows it to a node at /stack. */
-  get mount(): string {
-    return `${this.path}:${STACK_DIR_IN_NODE}:ro`;
+  /** The bind mount that shows it to a Docker-in-Docker node at `target`. */
+  mountAt(target: string): string {
+    return `${this.path}:${target}:ro`;
   }
 
   remove(): void {
@@ -85,44 +86,54 @@ export function newSecrets(): StackSecrets {
   return { adminToken: secret(), natsPassword: secret(), natsWorkerPassword: secret() };
 }
 
-/** `docker secret create` on the manager, the value on stdin: never on a command line. */
-export async function createSecrets(manager: SwarmNode, secrets: StackSecrets): Promise<void> {
-  const named: Record<string, string> = {
+/** The secrets' names in the stack file, each with its value. */
+function namedSecrets(secrets: StackSecrets): Record<string, string> {
+  return {
     weft_admin_token: secrets.adminToken,
     weft_nats_password: secrets.natsPassword,
     weft_nats_worker_password: secrets.natsWorkerPassword,
   };
-  for (const [name, value] of Object.entries(named)) await withInput(['exec', '-i', manager.name, 'docker', 'secret', 'create', name, '-'], value);
 }
 
-/** The image names the stack file reads, where this process sets them. */
-const IMAGE_SETTINGS = ['WEFT_APP_IMAGE', 'WEFT_INFERENCE_IMAGE', 'WEFT_NATS_IMAGE', 'WEFT_REDIS_IMAGE', 'WEFT_PROXY_IMAGE'];
+/** `docker secret create` on the manager, the value on stdin: never on a command line. */
+export async function createSecrets(manager: SwarmCli, secrets: StackSecrets): Promise<void> {
+  for (const [name, value] of Object.entries(namedSecrets(secrets))) await manager.docker(['secret', 'create', '--label', 'weft.test=swarm', name, '-'], { input: value });
+}
+
+/** Removes the secrets createSecrets made (those still there). */
+export async function removeSecrets(manager: SwarmCli): Promise<void> {
+  const ours = await manager.docker(['secret', 'ls', '-q', '--filter', 'label=weft.test=swarm']);
+  if (ours) await manager.docker(['secret', 'rm', ...ours.split('\n')]);
+}
+
+/** The stack file's settings this process passes on where it sets them: images, log level, volume name. */
+const STACK_SETTINGS = ['WEFT_LOG_LEVEL', 'WEFT_APP_IMAGE', 'WEFT_INFERENCE_IMAGE', 'WEFT_NATS_IMAGE', 'WEFT_REDIS_IMAGE', 'WEFT_PROXY_IMAGE', 'WEFT_WORKSPACES_VOLUME'];
 
 /**
- * `docker stack deploy` on the manager, with DNS round-robin endpoints (see EDGE_SCRIPT) and
- * `--resolve-image never`: there is no registry to ask for digests (each ask waits for a timeout).
+ * `docker stack deploy` on the manager from `stackDir` (where the manager sees a StackDirectory),
+ * with DNS round-robin endpoints (see EDGE_SCRIPT), `--resolve-image never` (there is no registry
+ * to ask for digests: each ask waits for a timeout), and `settings` over this process's own.
  */
-export async function deploy(swarm: SimulatedSwarm, name: string): Promise<void> {
-  const env = ['WEFT_SWARM_ENDPOINT_MODE=dnsrr', ...IMAGE_SETTINGS.filter((k) => process.env[k]).map((k) => `${k}=${process.env[k]}`)];
-  if (process.env.WEFT_APP_IMAGE && !process.env.WEFT_INFERENCE_IMAGE) env.push(`WEFT_INFERENCE_IMAGE=${process.env.WEFT_APP_IMAGE}`);
-  await withInput(
-    ['exec', '-i', ...env.flatMap((e) => ['-e', e]), '-w', STACK_DIR_IN_NODE, swarm.manager.name, 'docker', 'stack', 'deploy', '--resolve-image', 'never', '-c', 'stack.yml', name],
-    '',
-  );
+export async function deploy(manager: SwarmCli, stackDir: string, name: string, settings: Record<string, string> = {}): Promise<void> {
+  const env: Record<string, string> = { WEFT_SWARM_ENDPOINT_MODE: 'dnsrr' };
+  for (const key of STACK_SETTINGS) if (process.env[key]) env[key] = process.env[key];
+  if (process.env.WEFT_APP_IMAGE && !process.env.WEFT_INFERENCE_IMAGE) env.WEFT_INFERENCE_IMAGE = process.env.WEFT_APP_IMAGE;
+  Object.assign(env, settings);
+  await manager.docker(['stack', 'deploy', '--resolve-image', 'never', '-c', 'stack.yml', name], { env, cwd: stackDir });
 }
 
 /** Each service's running and wanted tasks, from `docker service ls`. */
-export async function replicas(manager: SwarmNode): Promise<Record<string, string>> {
-  const lines = await inNode(manager, ['service', 'ls', '--format', '{{.Name}} {{.Replicas}}']);
+export async function replicas(manager: SwarmCli, stack: string): Promise<Record<string, string>> {
+  const lines = await manager.docker(['service', 'ls', '--filter', `label=com.docker.stack.namespace=${stack}`, '--format', '{{.Name}} {{.Replicas}}']);
   return Object.fromEntries(lines.split('\n').filter(Boolean).map((line) => line.split(' ') as [string, string]));
 }
 
-/** Waits until every service of the stack runs as many healthy tasks as it wants (and at least one). */
-export async function waitConverged(manager: SwarmNode, timeoutMs: number): Promise<void> {
+/** Waits until every service of the stack runs as many healthy tasks as it wants. */
+export async function waitConverged(manager: SwarmCli, stack: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last: Record<string, string> = {};
   while (Date.now() < deadline) {
-    last = await replicas(manager);
+    last = await replicas(manager, stack);
     const counts = Object.values(last).map((r) => r.split('/').map(Number));
     if (counts.length > 0 && counts.every(([running, wanted]) => running === wanted)) return;
     await new Promise((r) => setTimeout(r, 2000));
@@ -131,8 +142,8 @@ export async function waitConverged(manager: SwarmNode, timeoutMs: number): Prom
 }
 
 /** Where each running task of a service is: node names, one per task. */
-export async function taskNodes(manager: SwarmNode, service: string): Promise<string[]> {
-  const lines = await inNode(manager, ['service', 'ps', service, '--filter', 'desired-state=running', '--format', '{{.Node}} {{.CurrentState}}']);
+export async function taskNodes(manager: SwarmCli, service: string): Promise<string[]> {
+  const lines = await manager.docker(['service', 'ps', service, '--filter', 'desired-state=running', '--format', '{{.Node}} {{.CurrentState}}']);
   return lines
     .split('\n')
     .filter((line) => line.includes(' Running'))
@@ -140,10 +151,18 @@ export async function taskNodes(manager: SwarmNode, service: string): Promise<st
     .sort();
 }
 
-/** Starts the edge relay on the manager, on the stack's network; returns the gateway's base URL. */
-export async function startEdge(manager: SwarmNode, stack: string, image = CORE_IMAGES[0] as string): Promise<string> {
-  await inNode(manager, ['run', '-d', '--name', EDGE, '--network', `${stack}_backend`, '-p', `${EDGE_PORT}:${EDGE_PORT}`, image, 'node', '-e', EDGE_SCRIPT]);
-  const url = `http://${manager.ip}:${EDGE_PORT}`;
+const edgeName = (stack: string) => `${stack}-edge`;
+
+/**
+ * Starts the edge relay on the manager, on the stack's network, its port published on the
+ * manager's `manager.publishAddress` (a free port); returns the gateway's base URL as this process
+ * reaches it.
+ */
+export async function startEdge(manager: SwarmCli, stack: string, image = CORE_IMAGES[0] as string): Promise<string> {
+  const edge = edgeName(stack);
+  await manager.docker(['run', '-d', '--name', edge, '--label', 'weft.test=swarm', '--network', `${stack}_backend`, '-p', `${manager.publishAddress}::${EDGE_PORT}`, image, 'node', '-e', EDGE_SCRIPT]);
+  const published = (await manager.docker(['port', edge, `${EDGE_PORT}/tcp`])).split('\n')[0] ?? '';
+  const url = `http://${manager.address}:${published.slice(published.lastIndexOf(':') + 1)}`;
   // Until the relay listens and a gateway behind it is ready.
   const deadline = Date.now() + 120_000;
   while ((await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(10_000) }).then((r) => r.ok, () => false)) === false) {
@@ -153,27 +172,30 @@ export async function startEdge(manager: SwarmNode, stack: string, image = CORE_
   return url;
 }
 
-/** Removes the stack and waits until its tasks' containers are gone from every node. */
-export async function removeStack(swarm: SimulatedSwarm, name: string): Promise<void> {
-  await inNode(swarm.manager, ['rm', '-f', EDGE]).catch(() => undefined);
-  await inNode(swarm.manager, ['stack', 'rm', name]);
-  const deadline = Date.now() + 120_000;
-  for (const node of swarm.nodes) {
-    while (Date.now() < deadline && (await inNode(node, ['ps', '-q', '--filter', `label=com.docker.stack.namespace=${name}`]).catch(() => ''))) {
+/**
+ * Removes the edge and the stack, and waits until the stack's containers are gone from every node
+ * in `nodes` (the manager's engine alone by default) and its networks from the manager's.
+ */
+export async function removeStack(manager: SwarmCli, name: string, nodes: readonly SwarmCli[] = [manager], timeoutMs = 120_000): Promise<void> {
+  await manager.docker(['rm', '-f', edgeName(name)]).catch(() => undefined);
+  await manager.docker(['stack', 'rm', name]);
+  const deadline = Date.now() + timeoutMs;
+  const left = (cli: SwarmCli, kind: 'ps' | 'network') =>
+    cli.docker(kind === 'ps' ? ['ps', '-aq', '--filter', `label=com.docker.stack.namespace=${name}`] : ['network', 'ls', '-q', '--filter', `label=com.docker.stack.namespace=${name}`]).catch(() => '');
+  for (const node of nodes) {
+    while (await left(node, 'ps')) {
+      if (Date.now() > deadline) throw new Error(`the containers of stack ${name} were still there ${timeoutMs} ms after docker stack rm`);
       await new Promise((r) => setTimeout(r, 1000));
     }
   }
+  while (await left(manager, 'network')) {
+    if (Date.now() > deadline) throw new Error(`the networks of stack ${name} were still there ${timeoutMs} ms after docker stack rm`);
+    await new Promise((r) => setTimeout(r, 1000));
+  }
 }
 
-function withInput(args: string[], input: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('docker', args, { stdio: ['pipe', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`docker ${args.join(' ')} failed (${code}): ${err}`))));
-    child.stdin.end(input);
-  });
+/** Removes the volumes the stack's tasks made on that engine (once its containers are gone). */
+export async function removeStackVolumes(cli: SwarmCli, name: string): Promise<void> {
+  const volumes = await cli.docker(['volume', 'ls', '-q', '--filter', `label=com.docker.stack.namespace=${name}`]);
+  if (volumes) await cli.docker(['volume', 'rm', ...volumes.split('\n')]);
 }
