@@ -82,8 +82,9 @@ export const gatewayConfigSchema = z.object({
   /** The same tool error this many times in one turn interrupts it. */
   AGENT_REPEATED_ERROR_LIMIT: positiveInt().min(2).default(3),
   /**
-   * How long a turn's model step keeps asking, with growing pauses, while every inference
-   * worker's queue is full (INFERENCE.BUSY) before the turn fails with it.
+   * How long a turn's model step keeps asking, with growing pauses, while no inference worker
+   * takes it (every queue full, INFERENCE.BUSY; or none up, as while a lost node's worker is
+   * restarted elsewhere) before the turn fails with that.
    */
   AGENT_INFERENCE_BUSY_WAIT_MS: z.coerce.number().int().min(0).default(120_000),
   /** Prompt plus completion tokens one turn may spend before it is interrupted. */

@@ -6,7 +6,8 @@ describe('toAppError', () => {
   it('reads a request refused while the NATS connection is down as retryable NO_RESPONDERS, not an internal error', () => {
     const error = toAppError('Error: Connection lost. Trying to reconnect...', 'weft.tools.v1.call', 30_000);
     expect(error).toBeInstanceOf(AppError);
-    expect(error).toMatchObject({ code: ErrorCode.NoResponders, retryable: true, details: { subject: 'weft.tools.v1.call' } });
+    // Marked, so a turn waiting for a worker to come up (agent/busy-retry.ts) fails at once instead.
+    expect(error).toMatchObject({ code: ErrorCode.NoResponders, retryable: true, details: { subject: 'weft.tools.v1.call', natsUnreachable: true } });
     expect(error.message).toContain('NATS is unreachable');
   });
 

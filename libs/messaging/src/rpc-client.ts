@@ -74,7 +74,7 @@ function toAppError(error: unknown, subject: string, ms: number): AppError {
   // Nest's client rejects with a bare string, before sending anything, while its connection to
   // NATS is down: nothing ran, so it is as retryable as a subject nobody listens on (not a 500).
   if (typeof error === 'string') {
-    return new AppError(ErrorCode.NoResponders, `Request to ${subject} not sent: NATS is unreachable (${error})`, { subject }, true);
+    return new AppError(ErrorCode.NoResponders, `Request to ${subject} not sent: NATS is unreachable (${error})`, { subject, natsUnreachable: true }, true);
   }
   const message = error instanceof Error ? error.message : JSON.stringify(error);
   return new AppError(ErrorCode.Internal, `Request to ${subject} failed: ${message}`, { subject }, false, {

@@ -61,6 +61,49 @@ describe('a generation that finds every worker busy', () => {
     expect(time.pauses).toEqual([]);
   });
 
+  it('waits for a worker while none is up (no responders: its node died, the new one is starting)', async () => {
+    const time = fakeTime();
+    let calls = 0;
+    const start = async function* () {
+      calls++;
+      if (calls <= 3) throw new AppError(ErrorCode.NoResponders, 'No responders for weft.inference.v1.generate', {}, true);
+      yield 'back';
+    };
+    expect(await collect(retryWhileBusy(start, { waitMs: 60_000, ...time }))).toEqual(['back']);
+    expect(calls).toBe(4);
+  });
+
+  it('fails at once while NATS itself is unreachable from this gateway', async () => {
+    const time = fakeTime();
+    const start = async function* (): AsyncGenerator<string> {
+      yield* [];
+      throw new AppError(ErrorCode.NoResponders, 'Request not sent: NATS is unreachable', { natsUnreachable: true }, true);
+    };
+    await expect(collect(retryWhileBusy(start, { waitMs: 60_000, ...time }))).rejects.toMatchObject({ code: ErrorCode.NoResponders });
+    expect(time.pauses).toEqual([]);
+  });
+
+  it('tries again when the worker it was sent to vanished before answering', async () => {
+    const time = fakeTime();
+    let calls = 0;
+    const start = async function* () {
+      calls++;
+      if (calls === 1) throw new AppError(ErrorCode.WorkerLost, 'Worker w1 stopped heartbeating', {}, true);
+      yield 'elsewhere';
+    };
+    expect(await collect(retryWhileBusy(start, { waitMs: 60_000, ...time }))).toEqual(['elsewhere']);
+  });
+
+  it('fails with no responders once the wait for a worker is over', async () => {
+    const time = fakeTime();
+    const start = async function* (): AsyncGenerator<string> {
+      yield* [];
+      throw new AppError(ErrorCode.NoResponders, 'No responders', {}, true);
+    };
+    await expect(collect(retryWhileBusy(start, { waitMs: 5_000, ...time }))).rejects.toMatchObject({ code: ErrorCode.NoResponders });
+    expect(time.now()).toBeLessThanOrEqual(5_000);
+  });
+
   it('stops waiting when the turn is cancelled', async () => {
     const controller = new AbortController();
     const worker = busyThen(Number.POSITIVE_INFINITY, []);

@@ -18,7 +18,7 @@ export function rpcInferencePort(
   publishCancel: (payload: { requestId: string }) => void,
   /** Routes by heartbeat and session affinity (the worker holding the KV cache); else the queue group. */
   fleet?: FleetInference,
-  /** How long a generation keeps asking while every worker's queue is full (AGENT_INFERENCE_BUSY_WAIT_MS). */
+  /** How long a generation keeps asking while no worker takes it: all busy, or none up (AGENT_INFERENCE_BUSY_WAIT_MS). */
   busyWaitMs = 0,
 ): InferencePort {
   return {

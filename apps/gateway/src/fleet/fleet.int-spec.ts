@@ -111,6 +111,21 @@ describe('inference fleet routing over NATS and Redis', () => {
     expect(only.requests.length).toBeLessThan(15);
   });
 
+  it("waits, through the agent's inference port, while no worker is up, and streams once a new one starts (a worker's node died)", async () => {
+    expect(registry.workers()).toEqual([]);
+    const port = rpcInferencePort(rpc.client, 10_000, () => undefined, fleet, 30_000);
+    const chunks: GenerateChunk[] = [];
+    const generation = (async () => {
+      for await (const chunk of port.generate({ model: 'tiny', messages: [{ role: 'user', content: 'hi' }] })) chunks.push(chunk);
+    })();
+    // Its replacement comes up after the generation has found no responders at least once.
+    await sleep(1500);
+    expect(chunks).toEqual([]);
+    const replacement = await start('replacement');
+    await generation;
+    expect(chunks.at(-1)).toMatchObject({ type: 'done', result: { workerId: replacement.workerId } });
+  });
+
   it('falls back to the queue group when no worker has announced itself', async () => {
     const silent = await start('silent', { announce: false });
     expect(registry.workers()).toEqual([]);
