@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { inferenceConfigSchema } from '@weft/config';
 import type { GenerateRequest, ToolCall, ToolDefinition } from '@weft/contracts';
 import { createLogger } from '@weft/logging';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -130,7 +131,10 @@ describe('tool calls from a local model', () => {
     const model = await backend.llama.loadModel({ modelPath: join(dir, 'tiny.gguf'), gpuLayers: 0 });
     const context = await model.createContext({ contextSize: 4096, sequences: 4, threads: 1 });
     const config = { ...llamaModelSchema.parse({ id: 'tiny', provider: 'llama', path: 'tiny.gguf', sequences: 4 }), path: 'tiny.gguf' };
-    const loaded = new LoadedModel(backend, model, context, startingInACall(resolveWrapper(backend, model, 'auto')), config, log);
+    // The generation loop the worker under test runs (INFERENCE_GENERATION_LOOP, or its default).
+    const loop = inferenceConfigSchema.parse({ NATS_URL: nats.url, INFERENCE_GENERATION_LOOP: process.env.INFERENCE_GENERATION_LOOP }).INFERENCE_GENERATION_LOOP;
+    const wrapper = startingInACall(resolveWrapper(backend, model, 'auto'));
+    const loaded = new LoadedModel(backend, model, context, wrapper, config, log, undefined, undefined, loop);
     try {
       const names = new Set<string>();
       for (let seed = 1; seed <= SAMPLES; seed += 4) {
