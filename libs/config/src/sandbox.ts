@@ -106,7 +106,7 @@ const sandboxEnvSchema = z.object({
   SANDBOX_SESSION_MAX_MS: positiveInt().min(60_000).default(24 * 60 * 60_000),
   /**
    * The allow-listing proxy's container, connected to each user's proxy network; unset, the
-   * container labelled `weft.proxy=1` in the sandbox's own compose project.
+   * container labelled `weft.proxy=1` in the sandbox's own compose project or Swarm stack (on its node).
    */
   SANDBOX_PROXY_CONTAINER: z.string().min(1).optional(),
   /** The port the allow-listing proxy listens on. */

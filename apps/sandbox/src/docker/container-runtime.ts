@@ -147,8 +147,8 @@ export interface ContainerRuntime {
    * to it under `alias`: the only way out of the network is that proxy.
    */
   ensureProxyNetwork(name: string, proxyContainer: string, alias: string): Promise<void>;
-  /** The container labelled `weft.proxy=1` in this process's own compose project, if any. */
-  findComposeProxy(): Promise<string | undefined>;
+  /** The container labelled `weft.proxy=1` in this process's own compose project or Swarm stack, if any. */
+  findOwnProxy(): Promise<string | undefined>;
 }
 
 export const CONTAINER_RUNTIME = Symbol('ContainerRuntime');

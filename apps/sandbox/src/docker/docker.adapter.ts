@@ -103,8 +103,8 @@ export class DockerAdapter implements ContainerRuntime {
     return this.resources.ensureProxyNetwork(name, proxyContainer, alias);
   }
 
-  findComposeProxy(): Promise<string | undefined> {
-    return this.resources.findComposeProxy();
+  findOwnProxy(): Promise<string | undefined> {
+    return this.resources.findOwnProxy();
   }
 
   ensureVolume(name: string, labels: Record<string, string>): Promise<void> {

@@ -1,7 +1,8 @@
 import { hostname } from 'node:os';
-import { PROXY_LABEL, SandboxLabels } from './container-runtime';
+import { SandboxLabels } from './container-runtime';
 import type { DockerEngine } from './docker-engine';
 import { statusOf } from './engine-errors';
+import { findOwnProxy } from './own-proxy';
 import { ProxyNetworkEngine } from './proxy-network-engine';
 import type { SubnetPool } from './subnet-pool';
 
@@ -45,16 +46,10 @@ export class NetworksAndVolumes {
     return this.proxyNetworks.ensure(name, proxyContainer, alias);
   }
 
-  async findComposeProxy(): Promise<string | undefined> {
-    const { docker } = this.engine;
-    // In a container, the hostname is the container's id: our own compose project is on it.
-    const self = await this.engine.engine(() => docker.getContainer(hostname()).inspect()).catch(() => undefined);
-    const project = self?.Config.Labels?.['com.docker.compose.project'];
-    if (!project) return undefined;
-    const list = await this.engine.engine(() =>
-      docker.listContainers({ filters: { label: [`${PROXY_LABEL}=1`, `com.docker.compose.project=${project}`] } }),
-    );
-    return list[0]?.Id;
+  /** The proxy of this worker's own compose project or Swarm stack (own-proxy.ts). */
+  findOwnProxy(): Promise<string | undefined> {
+    // In a container, the hostname is the container's id (compose and Swarm alike).
+    return this.engine.engine(() => findOwnProxy(this.engine.docker, hostname()));
   }
 
   async ensureVolume(name: string, labels: Record<string, string>): Promise<void> {

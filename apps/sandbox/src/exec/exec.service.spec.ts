@@ -78,7 +78,7 @@ class FakeRuntime implements ContainerRuntime {
   removeContainer = unused;
   ensureVolume = unused;
   ensureProxyNetwork = unused;
-  findComposeProxy = unused;
+  findOwnProxy = unused;
 }
 
 function unused(): Promise<never> {

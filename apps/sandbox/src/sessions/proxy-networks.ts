@@ -25,7 +25,7 @@ export class ProxyNetworks {
 
   constructor(
     @Inject(SANDBOX_CONFIG) private readonly config: Pick<SandboxConfig, 'SANDBOX_PROXY_CONTAINER' | 'SANDBOX_PROXY_PORT'>,
-    @Inject(CONTAINER_RUNTIME) private readonly runtime: Pick<ContainerRuntime, 'ensureProxyNetwork' | 'findComposeProxy'>,
+    @Inject(CONTAINER_RUNTIME) private readonly runtime: Pick<ContainerRuntime, 'ensureProxyNetwork' | 'findOwnProxy'>,
   ) {}
 
   get count(): number {
@@ -33,11 +33,11 @@ export class ProxyNetworks {
   }
 
   async routeFor(ownerId: string): Promise<ProxyRoute> {
-    const proxy = this.config.SANDBOX_PROXY_CONTAINER ?? (await this.runtime.findComposeProxy());
+    const proxy = this.config.SANDBOX_PROXY_CONTAINER ?? (await this.runtime.findOwnProxy());
     if (!proxy) {
       throw new AppError(
         ErrorCode.SandboxUnavailable,
-        'No package proxy is running for sandbox runs (the compose service "proxy", or SANDBOX_PROXY_CONTAINER); ' +
+        'No package proxy is running for sandbox runs (the compose or Swarm service "proxy" beside this worker, or SANDBOX_PROXY_CONTAINER); ' +
           'create the session with sandboxNetwork "none"',
         {},
         true,
