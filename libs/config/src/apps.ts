@@ -206,11 +206,12 @@ const inferenceEnvSchema = z.object({
    */
   LLAMA_BINARY: z.enum(['auto', 'local', 'prebuilt']).default('auto'),
   /**
-   * What generates a GGUF model's reply token by token: `llamachat` (node-llama-cpp's LlamaChat)
-   * or `weft` (Weft's own loop over the sequence's token generator, with less JavaScript per
-   * token; replies with native function calling still go through LlamaChat).
+   * What generates a GGUF model's reply token by token: `weft` (Weft's own loop over the
+   * sequence's token generator, with less JavaScript per token; native tool calls included) or
+   * `llamachat` (node-llama-cpp's LlamaChat, which also serves the chat templates the loop leaves
+   * to it either way: thoughts, prefix triggers).
    */
-  INFERENCE_GENERATION_LOOP: z.enum(['llamachat', 'weft']).default('llamachat'),
+  INFERENCE_GENERATION_LOOP: z.enum(['llamachat', 'weft']).default('weft'),
   /**
    * Memory the worker's loaded GGUF models may take together (weights, KV caches and compute
    * buffers, as node-llama-cpp estimates them: VRAM on a GPU, RAM on a CPU). A request for a model

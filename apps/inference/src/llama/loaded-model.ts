@@ -79,7 +79,7 @@ export class LoadedModel {
     private readonly log: Logger,
     private readonly states?: SessionStateStore,
     private readonly onKvState: (event: KvStateEvent) => void = () => undefined,
-    private readonly loop: GenerationLoop = 'llamachat',
+    private readonly loop: GenerationLoop = 'weft',
   ) {
     const sequences = Array.from({ length: context.totalSequences }, () => context.getSequence());
     this.pool = new SequencePool(sequences, config.maxQueue, config.expressSequences, states !== undefined);
