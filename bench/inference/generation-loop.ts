@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { loadavg } from 'node:os';
-import type { ChatMessage } from '@weft/contracts';
+import type { ChatMessage, ToolDefinition } from '@weft/contracts';
 import { startNats, type StartedService } from '../../test/support/containers';
 import { DecodeTimer, loadedLlamaBinaries } from './decode-timer';
 import { median, runLevel, table } from './stats';
@@ -20,6 +20,25 @@ export interface LoopBenchOptions {
 const ROUNDS = Number(process.env.BENCH_LOOP_ROUNDS ?? 5);
 const LOOPS = ['llamachat', 'weft'] as const;
 type Loop = (typeof LOOPS)[number];
+/**
+ * `text`: plain replies; `tools`: the same requests offering tools (toolChoice auto, the agents'
+ * path), so that each loop watches the reply for the chat template's call syntax. The random test
+ * model writes text either way; the tool-call comparison tests show the calls are the same.
+ */
+const CASES = (process.env.BENCH_LOOP_CASES ?? 'text,tools').split(',').filter((c): c is Case => c === 'text' || c === 'tools');
+type Case = 'text' | 'tools';
+const BENCH_TOOLS: ToolDefinition[] = [
+  {
+    name: 'read_file',
+    description: 'Read part of a file',
+    parameters: { type: 'object', properties: { path: { type: 'string' }, offset: { type: 'integer' } }, required: ['path'] },
+  },
+  {
+    name: 'search',
+    description: 'Search the workspace',
+    parameters: { type: 'object', properties: { query: { type: 'string' }, regex: { type: 'boolean' } }, required: ['query'] },
+  },
+];
 
 interface Round {
   tokensPerSecond: number;
@@ -63,32 +82,41 @@ export async function compareGenerationLoops(options: LoopBenchOptions): Promise
     ];
     for (const worker of workers.values()) await worker.generate({ model: 'bench', messages: messages(0, -1, 0), maxTokens: 4, temperature: 0 });
 
-    const rounds = new Map<Loop, Round[][]>(LOOPS.map((loop) => [loop, options.levels.map(() => [])]));
-    for (const [level, c] of options.levels.entries()) {
-      for (let round = 0; round < ROUNDS; round++) {
-        const order = round % 2 === 0 ? LOOPS : [...LOOPS].reverse();
-        for (const loop of order) {
-          const worker = workers.get(loop) as WeftPath;
-          const decodeBefore = timer.elapsedMs;
-          const cpuBefore = threadCpuUsage();
-          const requests = Math.max(3, c * 2);
-          const result = await runLevel(c, requests, (i) =>
-            worker.generate({ model: 'bench', sessionId: `loops-${loop}-${c}-${round}-${i}`, messages: messages(c, round, i), maxTokens: options.maxTokens, temperature: 0 }),
-          );
-          const decodeMs = timer.elapsedMs - decodeBefore;
-          const cpu = threadCpuUsage(cpuBefore);
-          const tokens = result.generatedPerRequest * requests;
-          rounds.get(loop)?.[level]?.push({
-            tokensPerSecond: result.tokensPerSecond,
-            outsideDecodeMsPerToken: (result.wallMs - decodeMs) / tokens,
-            mainThreadCpuMsPerToken: (cpu.user + cpu.system) / 1000 / tokens,
-            decodeShare: decodeMs / result.wallMs,
-            generatedPerRequest: result.generatedPerRequest,
-          });
+    for (const kind of CASES) {
+      const rounds = new Map<Loop, Round[][]>(LOOPS.map((loop) => [loop, options.levels.map(() => [])]));
+      for (const [level, c] of options.levels.entries()) {
+        for (let round = 0; round < ROUNDS; round++) {
+          const order = round % 2 === 0 ? LOOPS : [...LOOPS].reverse();
+          for (const loop of order) {
+            const worker = workers.get(loop) as WeftPath;
+            const decodeBefore = timer.elapsedMs;
+            const cpuBefore = threadCpuUsage();
+            const requests = Math.max(3, c * 2);
+            const result = await runLevel(c, requests, (i) =>
+              worker.generate({
+                model: 'bench',
+                sessionId: `loops-${kind}-${loop}-${c}-${round}-${i}`,
+                messages: messages(c, round, i),
+                maxTokens: options.maxTokens,
+                temperature: 0,
+                ...(kind === 'tools' ? { tools: BENCH_TOOLS } : {}),
+              }),
+            );
+            const decodeMs = timer.elapsedMs - decodeBefore;
+            const cpu = threadCpuUsage(cpuBefore);
+            const tokens = result.generatedPerRequest * requests;
+            rounds.get(loop)?.[level]?.push({
+              tokensPerSecond: result.tokensPerSecond,
+              outsideDecodeMsPerToken: (result.wallMs - decodeMs) / tokens,
+              mainThreadCpuMsPerToken: (cpu.user + cpu.system) / 1000 / tokens,
+              decodeShare: decodeMs / result.wallMs,
+              generatedPerRequest: result.generatedPerRequest,
+            });
+          }
         }
       }
+      print(options, kind, rounds, loadAtStart);
     }
-    print(options, rounds, loadAtStart);
   } finally {
     for (const worker of workers.values()) await worker.close();
     await Promise.all(nats.map((server) => server.stop()));
@@ -107,12 +135,12 @@ function loadAverage(): string {
     .join(' ');
 }
 
-function print(options: LoopBenchOptions, rounds: Map<Loop, Round[][]>, loadAtStart: string): void {
+function print(options: LoopBenchOptions, kind: Case, rounds: Map<Loop, Round[][]>, loadAtStart: string): void {
   const at = (loop: Loop, level: number) => rounds.get(loop)?.[level] ?? [];
   const med = (loop: Loop, level: number, f: (r: Round) => number) => median(at(loop, level).map(f));
   const ratios = (level: number, f: (r: Round) => number) => at('weft', level).map((r, i) => f(r) / f(at('llamachat', level)[i] as Round));
   console.log(
-    `Generation loops: LlamaChat vs Weft's loop on the same worker path (NATS → worker → NATS), ${options.maxTokens} tokens per reply at temperature 0, ` +
+    `Generation loops (${kind === 'tools' ? 'requests with tools' : 'plain requests'}): LlamaChat vs Weft's loop on the same worker path (NATS → worker → NATS), ${options.maxTokens} tokens per reply at temperature 0, ` +
       `median of ${ROUNDS} paired rounds in alternating order; load average (1, 5, 15 min) ${loadAtStart} at the start, ${loadAverage()} at the end`,
   );
   console.log(`   llama.cpp loaded by this process: ${loadedLlamaBinaries().join(', ') || 'unknown'}`);
