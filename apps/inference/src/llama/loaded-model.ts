@@ -16,6 +16,7 @@ import { renderContextState } from './context-state-memo';
 import { CallGrammars } from './generation-loop/call-grammars';
 import { loopInternals, type LoopInternals } from './generation-loop/loop-internals';
 import { resolveCallTriggers, resolveStopTriggers, weftLoopBlocker } from './generation-loop/stop-triggers';
+import { StartText } from './generation-loop/start-text';
 import { runWeftLoop, type ToolCalling } from './generation-loop/weft-loop';
 import { foldMidConversationSystem, holdsMidConversationSystem } from './mid-system';
 import type { ChatWrapper, Llama, LlamaBackend, LlamaContext, LlamaContextSequence, LlamaModel, NodeLlamaCpp } from './llama-runtime';
@@ -129,12 +130,13 @@ export class LoadedModel {
       };
       let response: Reply;
       const tools = this.loop === 'weft' && mode.kind === 'tools' && functions ? await this.weftToolCalling(fitted.rendered, functions, markFirst) : undefined;
-      if (this.loop === 'weft' && typeof tools !== 'string' && !weftLoopBlocker(fitted.rendered.state, this.chatWrapper, lease.sequence.needsCheckpoints, mode.kind === 'tools')) {
+      const startText = this.loop === 'weft' ? await this.weftStartText(fitted.rendered.state) : undefined;
+      if (this.loop === 'weft' && typeof tools !== 'string' && typeof startText !== 'string' && !weftLoopBlocker(fitted.rendered.state, this.chatWrapper, lease.sequence.needsCheckpoints, mode.kind === 'tools')) {
         const { customStopTriggers, ...rest } = sampling;
         const stopTriggers = [...fitted.rendered.state.stopGenerationTriggers, ...(grammar?.stopGenerationTriggers ?? [])];
         const stops = resolveStopTriggers(this.model, stopTriggers, customStopTriggers);
         const { lib } = this.backend;
-        const reply = await runWeftLoop({ lib, model: this.model, sequence: lease.sequence, prompt: fitted.rendered.tokens, sampling: rest, stops, grammar, tools, maxTokens, signal, onToken: markFirst, onText });
+        const reply = await runWeftLoop({ lib, model: this.model, sequence: lease.sequence, prompt: fitted.rendered.tokens, sampling: rest, stops, grammar, tools, startText, maxTokens, signal, onToken: markFirst, onText });
         response = { response: reply.text, functionCalls: reply.functionCalls, metadata: { stopReason: reply.stopReason } };
       } else {
         chat = new this.backend.lib.LlamaChat({ contextSequence: lease.sequence, chatWrapper: this.chatWrapper });
@@ -322,6 +324,20 @@ export class LoadedModel {
     const rendered: ChatHistory = history.at(-1)?.type === 'model' ? history : [...history, { type: 'model', response: [] }];
     const state = renderContextState(this.chatWrapper, { chatHistory: rendered, availableFunctions: functions });
     return { history, rendered, functions, tokens: state.contextText.tokenize(this.model.tokenizer), state };
+  }
+
+  /**
+   * The template's start text to leave out of a reply, for Weft's loop: undefined without any, or
+   * why the loop cannot (a trigger with special tokens, which LlamaChat matches over tokens too).
+   */
+  private async weftStartText(state: ContextState): Promise<StartText | string | undefined> {
+    if (!state.ignoreStartText?.length) return undefined;
+    const { StopGenerationDetector } = await loopInternals();
+    const triggers = StopGenerationDetector.resolveStopTriggers(state.ignoreStartText, this.model.tokenizer);
+    if (triggers.some((trigger) => trigger.some((item) => typeof item !== 'string'))) return 'the start text to ignore has special tokens';
+    const detector = new StopGenerationDetector();
+    for (const trigger of triggers) detector.addStopTrigger(trigger);
+    return new StartText(detector);
   }
 
   /**

@@ -14,6 +14,7 @@ export interface GenerationDetector {
   addStopTrigger(trigger: ResolvedTrigger): GenerationDetector;
   readonly hasTriggeredStops: boolean;
   readonly hasInProgressStops: boolean;
+  getTriggeredStops(): { stopTrigger: ResolvedTrigger }[];
 }
 
 export interface FunctionNameGrammar extends LlamaGrammar {

@@ -37,8 +37,9 @@ function isTokenArray(trigger: Exclude<StopTrigger, string>): trigger is readonl
 /**
  * Why Weft's loop cannot generate this reply as LlamaChat would, or undefined when it can. The loop
  * covers plain, JSON-schema and forced-call replies, and native function calls (`tools`: the
- * request offers functions); segments (thoughts), prefix triggers, ignored start text, a call the
- * template opens but may leave, and sequences that need checkpoints stay with LlamaChat.
+ * request offers functions); segments (thoughts), prefix triggers, a call the template opens but
+ * may leave, and sequences that need checkpoints stay with LlamaChat (so does start text to
+ * ignore that has special tokens: the caller checks, see StartText).
  */
 export function weftLoopBlocker(state: ContextState, wrapper: ChatWrapper, needsCheckpoints: boolean, tools = false): string | undefined {
   if (needsCheckpoints) return 'the model needs sequence checkpoints';
@@ -47,7 +48,6 @@ export function weftLoopBlocker(state: ContextState, wrapper: ChatWrapper, needs
     return 'the chat template opens the reply in a function call it may leave';
   }
   if (tools && !wrapper.settings.functions) return 'the chat template has no function call syntax';
-  if (state.ignoreStartText?.length) return 'the chat template ignores start text';
   const segments = wrapper.settings.segments;
   if (segments && Object.entries(segments).some(([key, value]) => key !== 'closeAllSegments' && key !== 'reiterateStackAfterFunctionCalls' && value != null)) {
     return 'the chat template has segments';

@@ -38,6 +38,19 @@ function callingWith(wrapper: ChatWrapper, prefix: string): ChatWrapper {
   });
 }
 
+/** The wrapper without its start text to ignore. */
+function keepingStartText(wrapper: ChatWrapper): ChatWrapper {
+  return new Proxy(wrapper, {
+    get(target, property) {
+      if (property === 'generateContextState') {
+        return (options: Parameters<ChatWrapper['generateContextState']>[0]) => ({ ...target.generateContextState(options), ignoreStartText: [] });
+      }
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
 /** The backend with a LlamaChat that fails: proves that the Weft loop made a reply, not LlamaChat behind it. */
 function withoutLlamaChat(backend: LlamaBackend): LlamaBackend {
   const lib = new Proxy(backend.lib, {
@@ -273,6 +286,31 @@ describe('Weft generation loop: native tool calls against LlamaChat', () => {
     const reason = new Error('cancelled by the caller');
     setImmediate(() => controller.abort(reason));
     await expect(run(models.weft, ask(5), controller.signal)).rejects.toBe(reason);
+  });
+
+  it('leaves out the start text a Jinja template ignores, as LlamaChat does', async () => {
+    const template = model.fileInfo.metadata.tokenizer.chat_template as string;
+    const jinja = new backend.lib.JinjaTemplateChatWrapper({ template });
+    const state = jinja.generateContextState({ chatHistory: [{ type: 'user', text: 'hi' }, { type: 'model', response: [] }] });
+    expect(state.ignoreStartText?.length).toBeGreaterThan(0);
+    const models = await pair(jinja);
+    // The same template with nothing to ignore: the raw replies, to see that some lost a space.
+    const raw = (await pair(keepingStartText(jinja))).weft;
+    let stripped = 0;
+    // Seeds 9 and 37 begin the reply with a space on the test model; 1 and 2 do not.
+    for (const seed of [1, 2, 9, 37]) {
+      const request = ask(seed, { tools: [], maxTokens: 2 });
+      const { result } = await expectSame(models, request);
+      const { result: unfiltered } = await run(raw, request);
+      if (unfiltered.text !== result.text) {
+        expect(unfiltered.text).toMatch(/^[ \t]/);
+        expect(result.text).toBe(unfiltered.text.slice(1));
+        stripped++;
+      }
+    }
+    expect(stripped).toBe(2);
+    // With tools, the text before a call is the one LlamaChat keeps too.
+    await expectSame(models, ask(1, { maxTokens: 40 }));
   });
 
   it('leaves a template whose call syntax mixes special tokens and text to LlamaChat', () => {

@@ -5,6 +5,7 @@ import type { CallGrammars } from './call-grammars';
 import { runCallPhase, type CallChunk } from './call-phase';
 import type { LoopInternals } from './loop-internals';
 import { alignSequence, throwIfAborted } from './sequence-steps';
+import { StartText } from './start-text';
 import { StopDetector, type TriggerSet } from './stop-detector';
 import type { StopTriggers } from './stop-triggers';
 import { TokenText } from './token-text';
@@ -44,6 +45,8 @@ export interface WeftLoopInput {
   stops: StopTriggers;
   grammar?: Grammar;
   tools?: ToolCalling;
+  /** The chat template's text a reply may begin with and must not keep (LlamaChat's ignoreStartText). */
+  startText?: StartText;
   /** 0 or less: until a stop (the caller caps it by the context's room). */
   maxTokens: number;
   signal: AbortSignal;
@@ -67,6 +70,8 @@ interface CallStart {
   rest: string;
   /** The reply's tokens before the call syntax: what the repeat penalty looks at during the call. */
   textTokens: Token[];
+  /** Start text left out of the reply, which LlamaChat keeps in the context after the reply's text. */
+  ignored: string;
 }
 
 /**
@@ -80,9 +85,9 @@ interface CallStart {
  */
 export async function runWeftLoop(input: WeftLoopInput): Promise<WeftLoopResult> {
   const { tools } = input;
-  if (tools?.initiallyEngaged) return callPhase(input, tools, '', { rest: '', textTokens: [] }, 0);
+  if (tools?.initiallyEngaged) return callPhase(input, tools, '', { rest: '', textTokens: [], ignored: '' }, 0);
   const generated: Token[] = [];
-  const output = new ReplyText(input.grammar?.trimWhitespaceSuffix === true, input.onText);
+  const output = new ReplyText(input.grammar?.trimWhitespaceSuffix === true, input.onText, input.startText ?? new StartText(undefined));
   const text = await textPhase(input, generated, output);
   if ('stopReason' in text) return text;
   return callPhase(input, tools as ToolCalling, output.text, text, generated.length);
@@ -90,7 +95,8 @@ export async function runWeftLoop(input: WeftLoopInput): Promise<WeftLoopResult>
 
 async function callPhase(input: WeftLoopInput, tools: ToolCalling, text: string, start: CallStart, generated: number): Promise<WeftLoopResult> {
   const { lib, model, sequence, signal, maxTokens } = input;
-  const context = (text === '' ? input.prompt : tools.renderWithText(text)) as readonly Token[];
+  const rendered = (text === '' ? input.prompt : tools.renderWithText(text)) as readonly Token[];
+  const context = start.ignored ? [...rendered, ...model.tokenize(start.ignored, false, 'trimLeadingSpace')] : rendered;
   const penalty = penaltyTokens(start.textTokens, model.tokens.nl);
   const result = await runCallPhase({
     lib,
@@ -144,9 +150,15 @@ async function textPhase(input: WeftLoopInput, generated: Token[], output: Reply
       pieces.add(piece, generated.length);
       const step = stops.push(piece, [token]);
       output.add(step.release);
-      if (step.call) return { rest: step.call.rest, textTokens: pieces.tokensBefore(output.text.length, generated, model) };
+      if (step.call) {
+        output.finish();
+        const { ignored } = output;
+        return { rest: step.call.rest, textTokens: pieces.tokensBefore(ignored.length + output.text.length, generated, model), ignored };
+      }
       if (step.stopped) return output.end('', undefined, 'stopGenerationTrigger');
-      if (input.maxTokens > 0 && generated.length >= input.maxTokens) return output.end(text.flush(), stops, 'maxTokens');
+      // As LlamaChat: text still held at the limit (a character's first bytes, a possible stop
+      // string) is not part of the reply.
+      if (input.maxTokens > 0 && generated.length >= input.maxTokens) return output.end('', undefined, 'maxTokens');
     }
     return output.end(text.flush(), stops, 'eogToken');
   } finally {
@@ -215,9 +227,23 @@ class ReplyText {
   constructor(
     private readonly trimWhitespaceSuffix: boolean,
     private readonly onText: (text: string) => void,
+    private readonly start: StartText,
   ) {}
 
   add(release: string): void {
+    this.emit(this.start.take(release));
+  }
+
+  /** Releases start text still held (the reply ends, or a call begins). */
+  finish(): void {
+    this.emit(this.start.flush());
+  }
+
+  get ignored(): string {
+    return this.start.ignored;
+  }
+
+  private emit(release: string): void {
     if (!release) return;
     let ready = this.whitespace + release;
     this.whitespace = '';
@@ -236,9 +262,13 @@ class ReplyText {
     if (stops) {
       const step = stops.push(rest);
       this.add(step.release);
-      if (step.stopped) return { text: this.text, stopReason: 'stopGenerationTrigger' };
+      if (step.stopped) {
+        this.finish();
+        return { text: this.text, stopReason: 'stopGenerationTrigger' };
+      }
       this.add(stops.flush());
     }
+    this.finish();
     return { text: this.text, stopReason };
   }
 }
