@@ -5,6 +5,8 @@ import type { RunSample } from './stats';
 
 export interface LlamaServerOptions {
   bin: string;
+  /** Where the binary came from, for the printout. */
+  origin?: string;
   modelPath: string;
   /** Per slot, like the worker's per-sequence context. */
   contextSize: number;
@@ -24,8 +26,9 @@ const READY_TIMEOUT_MS = 120_000;
  */
 export class LlamaServer {
   private constructor(
-    /** The binary's path, for the printout. */
+    /** The binary's path and origin, for the printout. */
     readonly bin: string,
+    readonly origin: string,
     private readonly child: ChildProcess,
     private readonly base: string,
     private readonly log: string[],
@@ -56,7 +59,7 @@ export class LlamaServer {
     };
     child.stdout?.on('data', keep);
     child.stderr?.on('data', keep);
-    const server = new LlamaServer(options.bin, child, `http://127.0.0.1:${port}`, log, cpuLine);
+    const server = new LlamaServer(options.bin, options.origin ?? 'given', child, `http://127.0.0.1:${port}`, log, cpuLine);
     await server.waitReady();
     return server;
   }

@@ -66,7 +66,7 @@ async function main(): Promise<void> {
   const http = PARTS.has('http') || PARTS.has('openai') ? await HttpPath.start({ natsUrl, redisUrl, concurrency: Math.max(...LEVELS), maxTokens: MAX_TOKENS }) : undefined;
   const openai = http && PARTS.has('openai') ? new OpenAiPath(http.base, http.key) : undefined;
   const serverBin = llamaServerBinary();
-  const server = serverBin ? await LlamaServer.start({ bin: serverBin, modelPath: MODEL, contextSize: CONTEXT, parallel: SEQUENCES, threads: THREADS }) : undefined;
+  const server = serverBin ? await LlamaServer.start({ bin: serverBin.path, origin: serverBin.origin, modelPath: MODEL, contextSize: CONTEXT, parallel: SEQUENCES, threads: THREADS }) : undefined;
   try {
     await direct.generate('warm up', 'hello', 4);
     await weft.generate({ model: 'bench', messages: [{ role: 'user', content: 'warm up' }], maxTokens: 4 });
@@ -132,7 +132,7 @@ async function shortPrompts(direct: DirectLlama, weft: WeftPath, openai: OpenAiP
   console.log(`1. Short prompts, no shared prefix: node-llama-cpp in-process vs ${others.join(' vs ')}, best of ${ROUNDS} alternating rounds (llama.cpp backend: ${backend}; p99 of few samples is their maximum)`);
   // Which binary each side ran: the verdict on the worker's speed depends on it (docs/inference.md, 'The llama.cpp binary').
   console.log(`   worker and direct: node-llama-cpp's ${direct.buildType === 'localBuild' ? 'build for this CPU (npm run setup)' : 'PREBUILT binary'}, ${direct.cpuFeatures}`);
-  if (server) console.log(`   llama-server: ${server.bin}, ${server.cpuInfo ?? 'CPU features not in its log'}`);
+  if (server) console.log(`   llama-server: ${server.bin}, ${server.origin}${server.cpuInfo ? `, ${server.cpuInfo}` : ''}`);
   const at = (s: number, level: number) => results[s]?.[level] as LevelResult;
   console.log(
     table(

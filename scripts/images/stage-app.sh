@@ -27,10 +27,9 @@ llama_cpu=node_modules/@node-llama-cpp/linux-x64
 mkdir -p "$out/node_modules/@node-llama-cpp" && cp -r "$llama_cpu" "$out/node_modules/@node-llama-cpp/"
 
 # The llama.cpp binary the worker loads (LLAMA_BINARY=auto): node-llama-cpp's addon compiled for
-# this machine's CPU from the source the package ships, when it decodes faster here than the
-# prebuilt (scripts/llama/cached-build.sh: built and timed once, cached outside the repository per
-# CPU and version; WEFT_LLAMA_BUILD=auto|source|prebuilt). Without one the prebuilt serves, and
-# cached-build.sh has said why.
+# this machine's CPU from the source the package ships (scripts/llama/cached-build.sh: built once,
+# cached outside the repository per CPU and version; WEFT_LLAMA_BUILD=source|auto|prebuilt).
+# Without one the prebuilt serves, and cached-build.sh has said why.
 release=$(bash scripts/llama/cached-build.sh)
 if [ -n "$release" ]; then bash scripts/llama/install-addon.sh "$release" "$out/node_modules/node-llama-cpp"; fi
 

@@ -7,13 +7,15 @@
 # image's base (scripts/llama/builder.Dockerfile): the host needs only Docker, and the binary runs
 # in the app image (libgomp.so.1 is put beside it; the slim image has none).
 #
-#   WEFT_LLAMA_BUILD=auto      (default) build, then keep whichever of the two decodes faster here
-#                              (compare-binaries.mjs, once per key; docs/inference.md says why)
-#   WEFT_LLAMA_BUILD=source    the local build whenever it builds
+#   WEFT_LLAMA_BUILD=source    (default) the local build whenever it builds: its OpenMP threads
+#                              persist between decodes, which the prebuilt's do not, and on a busy
+#                              host that made it 6-10x the prebuilt (docs/inference.md says why)
+#   WEFT_LLAMA_BUILD=auto      build, then keep whichever of the two decodes faster here
+#                              (compare-binaries.mjs, once per key): for a quiet machine only
 #   WEFT_LLAMA_BUILD=prebuilt  no build
 #   WEFT_LLAMA_CACHE           cache folder (default ${XDG_CACHE_HOME:-~/.cache}/weft/llama)
-#   WEFT_LLAMA_REBUILD=1       build and compare again, even after a failure (to time again
-#                              only, remove `choice` in the build's cache folder)
+#   WEFT_LLAMA_REBUILD=1       build again (and with auto, time again), even after a failure (to
+#                              time again only, remove `choice` in the build's cache folder)
 #   JOBS=N                     compile jobs (default: all cores)
 #
 # When no local build can be had, the prebuilt serves and a banner on stderr says why and how
@@ -41,7 +43,7 @@ warn() {
   } >&2
 }
 
-mode=${WEFT_LLAMA_BUILD:-auto}
+mode=${WEFT_LLAMA_BUILD:-source}
 case "$mode" in
   auto | source) ;;
   prebuilt) echo "llama.cpp: WEFT_LLAMA_BUILD=prebuilt: node-llama-cpp's prebuilt binary serves" >&2 && exit 0 ;;

@@ -73,22 +73,31 @@ describe('cached-build.sh', SLOW, () => {
     expect(stderr).toContain('found the build for this CPU cached in');
   });
 
-  it('keeps the verdict of the timing: the faster binary serves, without timing again', async () => {
+  it('serves the build by default, whatever an earlier timing cached', async () => {
+    const release = await cachedRelease();
+    await writeFile(join(cache, key, 'choice'), 'prebuilt\n');
+    const { stdout, stderr } = await sh('cached-build.sh', [], { WEFT_LLAMA_CACHE: cache, ...NO_DOCKER });
+    expect(stdout.trim()).toBe(release);
+    expect(stderr).toContain('the build for this CPU serves');
+    expect(stderr).not.toContain('timing');
+  });
+
+  it('with auto, keeps the verdict of the timing: the faster binary serves, without timing again', async () => {
     const release = await cachedRelease();
     await writeFile(join(cache, key, 'choice.log'), 'round 1 ...\npick: prebuilt (local/prebuilt 0.84x, geometric mean of the medians)\n');
     await writeFile(join(cache, key, 'choice'), 'prebuilt\n');
-    const slower = await sh('cached-build.sh', [], { WEFT_LLAMA_CACHE: cache, ...NO_DOCKER });
+    const slower = await sh('cached-build.sh', [], { WEFT_LLAMA_CACHE: cache, WEFT_LLAMA_BUILD: 'auto', ...NO_DOCKER });
     expect(slower.stdout).toBe('');
     expect(slower.stderr).toContain("prebuilt decodes faster on this CPU");
     expect(slower.stderr).toContain('0.84x');
     await writeFile(join(cache, key, 'choice'), 'local\n');
-    const faster = await sh('cached-build.sh', [], { WEFT_LLAMA_CACHE: cache, ...NO_DOCKER });
+    const faster = await sh('cached-build.sh', [], { WEFT_LLAMA_CACHE: cache, WEFT_LLAMA_BUILD: 'auto', ...NO_DOCKER });
     expect(faster.stdout.trim()).toBe(release);
   });
 
-  it('keeps the prebuilt when the timing overruns, says so, and does not time again', async () => {
+  it('with auto, keeps the prebuilt when the timing overruns, says so, and does not time again', async () => {
     await cachedRelease();
-    const env = { WEFT_LLAMA_CACHE: cache, WEFT_LLAMA_PICK_TIMEOUT: '1', ...NO_DOCKER };
+    const env = { WEFT_LLAMA_CACHE: cache, WEFT_LLAMA_BUILD: 'auto', WEFT_LLAMA_PICK_TIMEOUT: '1', ...NO_DOCKER };
     const first = await sh('cached-build.sh', [], env);
     expect(first.stdout).toBe('');
     expect(first.stderr).toContain('could not be timed against the prebuilt');
