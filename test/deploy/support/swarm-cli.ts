@@ -56,6 +56,11 @@ function runDocker(args: string[], options: DockerCallOptions, env: NodeJS.Proce
       if (code === 0) resolve(out.trim());
       else reject(new Error(`docker ${args.join(' ')} ${signal ? `was killed after ${timeoutMs} ms` : `failed (${code})`}: ${err.trim()}`));
     });
-    child.stdin.end(options.input ?? '');
+    // Most commands exit without reading stdin: a write after that is no failure of theirs.
+    child.stdin.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') reject(error);
+    });
+    if (options.input === undefined) child.stdin.end();
+    else child.stdin.end(options.input);
   });
 }

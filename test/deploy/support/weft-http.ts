@@ -25,8 +25,12 @@ export class WeftHttp {
   }
 
   async newUserKey(name: string): Promise<string> {
+    return (await this.newUser(name)).key;
+  }
+
+  async newUser(name: string): Promise<{ id: string; key: string }> {
     const user = await this.call<{ id: string }>('POST', '/v1/admin/users', this.adminToken, { name });
-    return (await this.call<{ key: string }>('POST', `/v1/admin/users/${user.id}/keys`, this.adminToken)).key;
+    return { id: user.id, key: (await this.call<{ key: string }>('POST', `/v1/admin/users/${user.id}/keys`, this.adminToken)).key };
   }
 
   async uploadWorkspace(key: string, files: Record<string, string>): Promise<string> {
@@ -37,29 +41,46 @@ export class WeftHttp {
     return (await this.call<{ id: string }>('POST', '/v1/workspaces', key, new Uint8Array(Buffer.concat(chunks)), 'application/gzip')).id;
   }
 
-  async createSession(key: string, workspaceId: string, model: string): Promise<string> {
-    return (await this.call<{ id: string }>('POST', '/v1/sessions', key, { workspaceId, model })).id;
+  async createSession(key: string, workspaceId: string, model: string, options: Record<string, unknown> = {}): Promise<string> {
+    return (await this.call<{ id: string }>('POST', '/v1/sessions', key, { workspaceId, model, ...options })).id;
   }
 
-  /** Posts a message and returns the session's whole log up to the end of that turn. */
-  async runTurn(key: string, sessionId: string, content: string, timeoutMs = 120_000): Promise<StoredSessionEvent[]> {
+  /**
+   * Posts a message and returns the session's whole log up to the end of that turn; with
+   * `allow`, each permission the turn asks for is granted once, as a person at the client would.
+   */
+  async runTurn(key: string, sessionId: string, content: string, timeoutMs = 120_000, allow = false): Promise<StoredSessionEvent[]> {
     const { turnId } = await this.call<{ turnId: string }>('POST', `/v1/sessions/${sessionId}/messages`, key, { content });
-    return this.eventsUntil(key, sessionId, (e) => (e.type === 'turn.completed' || e.type === 'turn.failed') && 'turnId' in e && e.turnId === turnId, timeoutMs);
+    const answer = async (event: StoredSessionEvent) => {
+      // Only this turn's: the stream replays the session's earlier ones, already answered.
+      if (allow && event.type === 'permission.requested' && event.turnId === turnId) {
+        await this.call('POST', `/v1/sessions/${sessionId}/permissions/${event.requestId}`, key, { decision: 'allow_once' });
+      }
+    };
+    return this.eventsUntil(key, sessionId, (e) => (e.type === 'turn.completed' || e.type === 'turn.failed') && 'turnId' in e && e.turnId === turnId, timeoutMs, answer);
   }
 
-  /** Reads the session's event stream from its start until an event matches. */
-  async eventsUntil(key: string, sessionId: string, last: (event: StoredSessionEvent) => boolean, timeoutMs: number): Promise<StoredSessionEvent[]> {
+  /** Reads the session's event stream from its start until an event matches, handing each to `seen`. */
+  async eventsUntil(
+    key: string,
+    sessionId: string,
+    last: (event: StoredSessionEvent) => boolean,
+    timeoutMs: number,
+    seen: (event: StoredSessionEvent) => Promise<void> = async () => undefined,
+  ): Promise<StoredSessionEvent[]> {
     const res = await fetch(`${this.baseUrl}/v1/sessions/${sessionId}/events`, {
       headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' },
       signal: AbortSignal.timeout(timeoutMs),
     });
     if (!res.ok || !res.body) throw new Error(`events: HTTP ${res.status}`);
     const events: StoredSessionEvent[] = [];
+    const fresh: StoredSessionEvent[] = [];
     let done = false;
     const parser = createParser({
       onEvent: (message) => {
         const event = JSON.parse(message.data) as StoredSessionEvent;
         events.push(event);
+        fresh.push(event);
         if (last(event)) done = true;
       },
     });
@@ -69,6 +90,7 @@ export class WeftHttp {
       const { done: ended, value } = await reader.read();
       if (ended) throw new Error(`the event stream ended before the turn did: ${events.map((e) => e.type).join(', ')}`);
       parser.feed(decoder.decode(value, { stream: true }));
+      for (const event of fresh.splice(0)) await seen(event);
     }
     await reader.cancel();
     return events;
