@@ -82,7 +82,9 @@ export interface StackSecrets {
 }
 
 export function newSecrets(): StackSecrets {
-  const secret = () => randomBytes(18).toString('hex');
+  // A letter first: NATS reads its passwords as config values, and one that starts like a number
+  // ("3e5…", "12k…") stops it at start (docs/deploy-swarm.md).
+  const secret = () => `w${randomBytes(18).toString('hex')}`;
   return { adminToken: secret(), natsPassword: secret(), natsWorkerPassword: secret() };
 }
 
