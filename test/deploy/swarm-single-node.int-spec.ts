@@ -62,7 +62,8 @@ describe.runIf(run)('the single-node swarm on this engine', () => {
 });
 
 describe.runIf(run)('deploy/swarm/stack.yml on a single-node swarm of this engine', () => {
-  const dir = new StackDirectory({ script_demo: JSON.stringify(SCRIPT) });
+  // Made in beforeAll: a skipped suite's body still runs, to collect its tests.
+  let dir: StackDirectory | undefined;
   let swarm: HostSwarm | undefined;
   let api: WeftHttp;
   const node = () => swarm!.cli.docker(['info', '-f', '{{.Name}}']);
@@ -80,6 +81,7 @@ describe.runIf(run)('deploy/swarm/stack.yml on a single-node swarm of this engin
   };
 
   beforeAll(async () => {
+    dir = new StackDirectory({ script_demo: JSON.stringify(SCRIPT) });
     swarm = await HostSwarm.init(removeAll);
     await swarm.label(['weft.redis', 'weft.workspaces', 'weft.gpu', 'weft.sandbox']);
     const secrets = newSecrets();
@@ -101,7 +103,7 @@ describe.runIf(run)('deploy/swarm/stack.yml on a single-node swarm of this engin
       if (swarm) await removeAll(swarm);
     } finally {
       await swarm?.leave();
-      dir.remove();
+      dir?.remove();
     }
   }, 300_000);
 

@@ -20,8 +20,8 @@ const STACK_DIR = '/stack';
 
 describe.runIf(run)('deploy/swarm/stack.yml on a three-node swarm', () => {
   // The demo script answers one turn (a tool call, then the answer); this session has two.
-  const demo = JSON.parse(readFileSync(DEMO_SCRIPT, 'utf8')) as { turns: unknown[] };
-  const dir = new StackDirectory({ script_demo: JSON.stringify({ turns: [...demo.turns, ...demo.turns] }) });
+  // Made in beforeAll: a skipped suite's body still runs, to collect its tests.
+  let dir: StackDirectory | undefined;
   let swarm: SimulatedSwarm | undefined;
   let api: WeftHttp;
   let key: string;
@@ -32,6 +32,8 @@ describe.runIf(run)('deploy/swarm/stack.yml on a three-node swarm', () => {
   let adminToken: string;
 
   beforeAll(async () => {
+    const demo = JSON.parse(readFileSync(DEMO_SCRIPT, 'utf8')) as { turns: unknown[] };
+    dir = new StackDirectory({ script_demo: JSON.stringify({ turns: [...demo.turns, ...demo.turns] }) });
     swarm = await SimulatedSwarm.start('weft-swarm-e2e', 3, [dir.mountAt(STACK_DIR)]);
     await swarm.loadImages(CORE_IMAGES);
     await swarm.form();
@@ -55,7 +57,7 @@ describe.runIf(run)('deploy/swarm/stack.yml on a three-node swarm', () => {
       await removeStack(swarm.managerCli, STACK, swarm.nodes.map((n) => swarm!.cli(n))).catch(() => undefined);
       await swarm.destroy();
     }
-    dir.remove();
+    dir?.remove();
   }, 600_000);
 
   it('places tasks by node label: inference on node 2, tools and Redis on node 1', async () => {
