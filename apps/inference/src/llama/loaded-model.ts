@@ -13,11 +13,9 @@ import {
 } from '../tool-calls/tool-choice';
 import { toChatFunctions, toChatHistory } from './chat-history';
 import { renderContextState } from './context-state-memo';
-import { CallGrammars } from './generation-loop/call-grammars';
-import { loopInternals, type LoopInternals } from './generation-loop/loop-internals';
-import { resolveCallTriggers, resolveStopTriggers, weftLoopBlocker } from './generation-loop/stop-triggers';
-import { StartText } from './generation-loop/start-text';
-import { runWeftLoop, type ToolCalling } from './generation-loop/weft-loop';
+import { resolveStopTriggers, weftLoopBlocker } from './generation-loop/stop-triggers';
+import { runWeftLoop } from './generation-loop/weft-loop';
+import { WeftSetup } from './generation-loop/weft-setup';
 import { foldMidConversationSystem, holdsMidConversationSystem } from './mid-system';
 import type { ChatWrapper, Llama, LlamaBackend, LlamaContext, LlamaContextSequence, LlamaModel, NodeLlamaCpp } from './llama-runtime';
 import { commonPrefixLength, fitPrompt } from './prompt-fit';
@@ -68,8 +66,8 @@ export class LoadedModel {
   private embeddingQueue: Promise<unknown> = Promise.resolve();
   /** The chat template renders a system message after a user turn in place (probed once). */
   private readonly holdsMidSystem: boolean;
-  /** node-llama-cpp's call grammars, for Weft's loop (loaded on the first request with tools). */
-  private callGrammars?: Promise<{ internals: LoopInternals; grammars: CallGrammars }>;
+  /** What Weft's loop needs from the chat template (call syntax and grammars, start text). */
+  private readonly weft: WeftSetup;
 
   constructor(
     private readonly backend: LlamaBackend,
@@ -85,6 +83,7 @@ export class LoadedModel {
     const sequences = Array.from({ length: context.totalSequences }, () => context.getSequence());
     this.pool = new SequencePool(sequences, config.maxQueue, config.expressSequences, states !== undefined);
     this.holdsMidSystem = holdsMidConversationSystem(chatWrapper);
+    this.weft = new WeftSetup(backend, model, chatWrapper);
   }
 
   get contextSize(): number {
@@ -129,8 +128,8 @@ export class LoadedModel {
         if (text && mode.kind !== 'forced-tool') onDelta(text);
       };
       let response: Reply;
-      const tools = this.loop === 'weft' && mode.kind === 'tools' && functions ? await this.weftToolCalling(fitted.rendered, functions, markFirst) : undefined;
-      const startText = this.loop === 'weft' ? await this.weftStartText(fitted.rendered.state) : undefined;
+      const tools = this.loop === 'weft' && mode.kind === 'tools' && functions ? await this.weft.toolCalling(fitted.rendered, functions, markFirst) : undefined;
+      const startText = this.loop === 'weft' ? await this.weft.startText(fitted.rendered.state) : undefined;
       if (this.loop === 'weft' && typeof tools !== 'string' && typeof startText !== 'string' && !weftLoopBlocker(fitted.rendered.state, this.chatWrapper, lease.sequence.needsCheckpoints, mode.kind === 'tools')) {
         const { customStopTriggers, ...rest } = sampling;
         const stopTriggers = [...fitted.rendered.state.stopGenerationTriggers, ...(grammar?.stopGenerationTriggers ?? [])];
@@ -327,55 +326,6 @@ export class LoadedModel {
   }
 
   /**
-   * The template's start text to leave out of a reply, for Weft's loop: undefined without any, or
-   * why the loop cannot (a trigger with special tokens, which LlamaChat matches over tokens too).
-   */
-  private async weftStartText(state: ContextState): Promise<StartText | string | undefined> {
-    if (!state.ignoreStartText?.length) return undefined;
-    const { StopGenerationDetector } = await loopInternals();
-    const triggers = StopGenerationDetector.resolveStopTriggers(state.ignoreStartText, this.model.tokenizer);
-    if (triggers.some((trigger) => trigger.some((item) => typeof item !== 'string'))) return 'the start text to ignore has special tokens';
-    const detector = new StopGenerationDetector();
-    for (const trigger of triggers) detector.addStopTrigger(trigger);
-    return new StartText(detector);
-  }
-
-  /**
-   * What Weft's loop needs for native function calls with this template, or why it cannot make
-   * them as LlamaChat would (then LlamaChat makes the reply).
-   */
-  private async weftToolCalling(rendered: Rendered, functions: NonNullable<Rendered['functions']>, onChunk: () => void): Promise<ToolCalling | string> {
-    const settings = this.chatWrapper.settings.functions;
-    if (!settings) return 'the chat template has no function call syntax';
-    this.callGrammars ??= loopInternals().then((internals) => ({ internals, grammars: new CallGrammars(internals, this.backend.llama, this.chatWrapper) }));
-    const { internals, grammars } = await this.callGrammars;
-    const { LlamaText } = this.backend.lib;
-    const triggers =
-      rendered.state.detectFunctionCalls === false
-        ? { texts: [], tokenSequences: [] }
-        : resolveCallTriggers(
-            settings,
-            (text) => internals.StopGenerationDetector.resolveLlamaTextTrigger(text, this.model.tokenizer),
-            (values) => LlamaText(values as Parameters<typeof LlamaText>),
-          );
-    if ('unsupported' in triggers) return triggers.unsupported;
-    return {
-      internals,
-      llama: this.backend.llama,
-      settings,
-      functions,
-      grammars,
-      triggers,
-      initiallyEngaged: rendered.state.functionCall?.initiallyEngaged === true,
-      renderWithText: (text) =>
-        renderContextState(this.chatWrapper, { chatHistory: withReplyText(rendered.rendered, text), availableFunctions: functions }).contextText.tokenize(
-          this.model.tokenizer,
-        ),
-      onCallChunk: onChunk,
-    };
-  }
-
-  /**
    * Saves the session this sequence is about to forget, clears another user's tokens, and
    * restores the caller's session if it was saved.
    */
@@ -457,17 +407,6 @@ export class LoadedModel {
       }
     }
   }
-}
-
-/** The history with the reply's text so far in its last model turn (LlamaChat's merge of a generated result). */
-function withReplyText(history: ChatHistory, text: string): ChatHistory {
-  const last = history.at(-1);
-  if (last?.type !== 'model' || text === '') return history;
-  const response = [...last.response];
-  const tail = response.at(-1);
-  if (typeof tail === 'string') response[response.length - 1] = tail + text;
-  else response.push(text);
-  return [...history.slice(0, -1), { ...last, response }];
 }
 
 function parseForcedCall(text: string): RawToolCall {
