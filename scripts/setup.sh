@@ -5,9 +5,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # Each secret is written once and kept: the admin token, NATS's passwords for the central
 # services and for inference workers (a GPU host elsewhere gets only the latter).
+# Each begins with a letter: NATS reads a password from the environment as a config value, and
+# one that starts like a number (`3e5…`, `-7…`) stops nats-server at start (docker/nats-auth.conf).
 for name in WEFT_ADMIN_TOKEN WEFT_NATS_PASSWORD WEFT_NATS_WORKER_PASSWORD; do
   if [ ! -f .env ] || ! grep -q "^$name=" .env; then
-    echo "$name=$(node -e 'console.log(require("crypto").randomBytes(24).toString("base64url"))')" >> .env
+    echo "$name=w$(node -e 'console.log(require("crypto").randomBytes(24).toString("base64url"))')" >> .env
     echo "setup: wrote a new $name to .env"
   fi
 done

@@ -7,7 +7,9 @@ overlay=${1:?usage: make-secrets.sh <overlay folder>}
 [ -f "$overlay/kustomization.yaml" ] || { echo "make-secrets.sh: $overlay has no kustomization.yaml" >&2; exit 1; }
 out="$overlay/secrets.env"
 if [ -f "$out" ]; then echo "make-secrets.sh: $out exists, kept"; exit 0; fi
-random() { od -An -N24 -tx1 /dev/urandom | tr -d ' \n'; }
+# A letter first: NATS reads its passwords as config values, and hex that starts like a number
+# (`3e5…`) stops nats-server at start (docker/nats-auth.conf).
+random() { printf 'w%s' "$(od -An -N24 -tx1 /dev/urandom | tr -d ' \n')"; }
 umask 077
 {
   echo "WEFT_ADMIN_TOKEN=$(random)"
