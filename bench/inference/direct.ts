@@ -2,6 +2,7 @@ import type { GenerateRequest } from '@weft/contracts';
 import { toChatFunctions, toChatHistory } from '../../apps/inference/src/llama/chat-history';
 import { loadLlama, type LlamaBinary } from '../../apps/inference/src/llama/llama-binary';
 import { grammarLimits } from '../../apps/inference/src/tool-calls/tool-choice';
+import { LLAMA_CHAT_SAMPLING } from './sampling';
 import type { RunSample } from './stats';
 
 type Lib = typeof import('node-llama-cpp');
@@ -68,7 +69,7 @@ export class DirectLlama {
           { type: 'system', text: system },
           { type: 'user', text: user },
         ],
-        { maxTokens, onTextChunk: () => (ttftMs = Number.isNaN(ttftMs) ? performance.now() - started : ttftMs) },
+        { maxTokens, ...LLAMA_CHAT_SAMPLING, onTextChunk: () => (ttftMs = Number.isNaN(ttftMs) ? performance.now() - started : ttftMs) },
       );
       const used = sequence.tokenMeter.diff(before);
       return { ttftMs, tokens: used.usedOutputTokens, evaluated: used.usedInputTokens + (used.usedOutputTokens > 0 ? 1 : 0) };
@@ -95,7 +96,7 @@ export class DirectLlama {
       const before = sequence.tokenMeter.getState();
       const functions = toChatFunctions(request.tools, grammarLimits(request.tools ?? [], maxTokens));
       const markFirst = () => (ttftMs = Number.isNaN(ttftMs) ? performance.now() - started : ttftMs);
-      await chat.generateResponse(toChatHistory(request.messages), { maxTokens, functions, onTextChunk: markFirst, onFunctionCallParamsChunk: markFirst });
+      await chat.generateResponse(toChatHistory(request.messages), { maxTokens, ...LLAMA_CHAT_SAMPLING, functions, onTextChunk: markFirst, onFunctionCallParamsChunk: markFirst });
       const used = sequence.tokenMeter.diff(before);
       return { ttftMs, tokens: used.usedOutputTokens, evaluated: used.usedInputTokens + (used.usedOutputTokens > 0 ? 1 : 0) };
     } finally {

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { createParser } from 'eventsource-parser';
+import { LLAMA_SERVER_SAMPLING } from './sampling';
 import type { RunSample } from './stats';
 
 export interface LlamaServerOptions {
@@ -81,6 +82,7 @@ export class LlamaServer {
         { role: 'user', content: user },
       ],
       max_tokens: maxTokens,
+      ...LLAMA_SERVER_SAMPLING,
       stream: true,
       stream_options: { include_usage: true },
     });

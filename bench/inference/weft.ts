@@ -8,6 +8,7 @@ import { createLogger } from '@weft/logging';
 import { connectRpcClient, type RpcClient } from '@weft/messaging';
 import type { NatsConnection } from 'nats';
 import { createInferenceApp } from '../../apps/inference/src/app';
+import { BENCH_SAMPLING } from './sampling';
 import type { RunSample } from './stats';
 
 export interface WeftOptions {
@@ -46,6 +47,8 @@ export class WeftPath {
       threads: options.threads,
       gpuLayers: 'auto',
       maxQueue: 64,
+      // As every side of the benchmark samples (sampling.ts); a request's own values still win.
+      sampling: BENCH_SAMPLING,
       // The model's default (50 ms) unless BENCH_STREAM_INTERVAL_MS says otherwise (0: a message per token).
       ...(process.env.BENCH_STREAM_INTERVAL_MS ? { streamIntervalMs: Number(process.env.BENCH_STREAM_INTERVAL_MS) } : {}),
     };

@@ -10,7 +10,14 @@ describe('resolveSampling', () => {
       topK: 20,
       topP: 0.9,
       seed: 1,
+      repeatPenalty: false,
     });
+  });
+
+  it('has no repeat penalty unless the request or the model asks for one (as llama.cpp and the OpenAI API)', () => {
+    expect(resolveSampling(base, {})).toEqual({ repeatPenalty: false });
+    expect(resolveSampling(base, { repeatPenalty: 1.1 })).toEqual({ repeatPenalty: { penalty: 1.1 } });
+    expect(resolveSampling({ ...base, repeatPenalty: 1 }, { repeatPenalty: 1.1 })).toEqual({ repeatPenalty: false });
   });
 
   it('maps the repeat penalty (1 turns it off) and stop sequences', () => {

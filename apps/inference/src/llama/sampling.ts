@@ -8,13 +8,22 @@ export interface LlamaSampling {
   topK?: number;
   minP?: number;
   seed?: number;
-  /** `false` turns the penalty off; absent keeps node-llama-cpp's default. */
+  /** `false` turns the penalty off (resolveSampling's default); absent keeps node-llama-cpp's (1.1 over the last 64 tokens). */
   repeatPenalty?: false | { penalty: number };
   customStopTriggers?: string[];
 }
 
+/**
+ * No repeat penalty unless the request or the model's `sampling` asks for one, as llama.cpp's
+ * server (`repeat_penalty` 1.0) and the OpenAI and Anthropic APIs (no penalty by default) do:
+ * clients sent through their routes expect that, and code repeats its tokens by nature (braces,
+ * names, JSON keys). node-llama-cpp's own default penalised the last 64 tokens at 1.1, and
+ * handed the native sampler a new token list on every token.
+ */
+const NO_PENALTY = 1;
+
 export function resolveSampling(request: GenerateRequest, defaults: SamplingDefaults): LlamaSampling {
-  const penalty = request.repeatPenalty ?? defaults.repeatPenalty;
+  const penalty = request.repeatPenalty ?? defaults.repeatPenalty ?? NO_PENALTY;
   const sampling: LlamaSampling = {
     temperature: request.temperature ?? defaults.temperature,
     topP: request.topP ?? defaults.topP,
@@ -22,7 +31,7 @@ export function resolveSampling(request: GenerateRequest, defaults: SamplingDefa
     minP: request.minP ?? defaults.minP,
     seed: request.seed ?? defaults.seed,
   };
-  if (penalty !== undefined) sampling.repeatPenalty = penalty === 1 ? false : { penalty };
+  sampling.repeatPenalty = penalty === NO_PENALTY ? false : { penalty };
   if (request.stop?.length) sampling.customStopTriggers = request.stop;
   return Object.fromEntries(Object.entries(sampling).filter(([, v]) => v !== undefined)) as LlamaSampling;
 }

@@ -15,7 +15,7 @@ export const samplingDefaultsSchema = z
     topK: z.number().int().min(0).optional(),
     /** Drops tokens less likely than this fraction of the likeliest one. */
     minP: z.number().min(0).max(1).optional(),
-    /** Penalty on tokens already in the text; 1 is none. */
+    /** Penalty on tokens already in the text; 1 is none, and unset means 1 (as llama.cpp's server). */
     repeatPenalty: z.number().min(0).max(4).optional(),
     /** A fixed seed makes sampling repeatable. */
     seed: z.number().int().optional(),
