@@ -86,6 +86,9 @@ describe('worker heartbeat, metrics, drain and model sources', () => {
   it('drains on shutdown: announces draining, refuses new work as BUSY, finishes what runs, then says stopped', async () => {
     const worker = await startWorker(nats.url, dir, { models: [{ ...tiny, id: 'tiny', sequences: 2 }] });
     await client.collect({ model: 'tiny', messages: [{ role: 'user', content: 'load' }], maxTokens: 1 });
+    // A beat taken while the warm-up request was still counted says inFlight 1 as well, and
+    // draining on it could refuse the long request before it arrives: wait for the count to fall.
+    await nextBeat(worker.workerId, (hb) => hb.inFlight === 0);
     const running = client.collect({ model: 'tiny', messages: [{ role: 'user', content: 'a long one' }], maxTokens: 1500 });
     await nextBeat(worker.workerId, (hb) => hb.inFlight === 1);
     const draining = nextBeat(worker.workerId, (hb) => hb.status === 'draining');
