@@ -8,8 +8,9 @@ import { WeftHttp } from './support/weft-http';
 
 // deploy/swarm/stack.yml on a single-node swarm of the host's own engine, where `npm run images`
 // left the images: deployed, every service healthy, turns through the gateway's API (a file tool,
-// and a session's command through its node's proxy task), all of it removed again. It makes the swarm itself and refuses an engine already in someone else's
-// (support/host-swarm.ts); it touches only what it made. CI runs it as a step of its own after
+// and a session's command through its node's proxy task), all of it removed again. It makes the
+// swarm itself and refuses an engine already in someone else's (support/host-swarm.ts); it
+// touches only what it made. CI runs it as a step of its own after
 // `npm test`: `npm run test:swarm-single` (WEFT_SWARM_SINGLE=1).
 const STACK = 'weft-swarm-ci';
 const SANDBOX_IMAGE = process.env.WEFT_SANDBOX_IMAGE ?? 'weft/sandbox-runtime:latest';

@@ -8,8 +8,8 @@ export interface LlamaSampling {
   topK?: number;
   minP?: number;
   seed?: number;
-  /** `false` turns the penalty off (resolveSampling's default); absent keeps node-llama-cpp's (1.1 over the last 64 tokens). */
-  repeatPenalty?: false | { penalty: number };
+  /** `false`: no penalty (the default); never left to node-llama-cpp's own (1.1 over the last 64 tokens). */
+  repeatPenalty: false | { penalty: number };
   customStopTriggers?: string[];
 }
 
@@ -30,8 +30,8 @@ export function resolveSampling(request: GenerateRequest, defaults: SamplingDefa
     topK: request.topK ?? defaults.topK,
     minP: request.minP ?? defaults.minP,
     seed: request.seed ?? defaults.seed,
+    repeatPenalty: penalty === NO_PENALTY ? false : { penalty },
   };
-  sampling.repeatPenalty = penalty === NO_PENALTY ? false : { penalty };
   if (request.stop?.length) sampling.customStopTriggers = request.stop;
   return Object.fromEntries(Object.entries(sampling).filter(([, v]) => v !== undefined)) as LlamaSampling;
 }

@@ -178,7 +178,7 @@ function evaluateOptions(input: WeftLoopInput, grammarEvaluationState: GrammarSt
     repeatPenalty:
       repeatPenalty === false
         ? undefined
-        : { punishTokens, maxPunishTokens: REPEAT_PENALTY_LAST_TOKENS, penalty: repeatPenalty?.penalty },
+        : { punishTokens, maxPunishTokens: REPEAT_PENALTY_LAST_TOKENS, penalty: repeatPenalty.penalty },
     evaluationPriority: EVALUATION_PRIORITY,
     yieldEogToken: true,
   });
