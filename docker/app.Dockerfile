@@ -18,11 +18,11 @@ COPY --chown=0:0 . /app
 ARG LLAMA_SOURCE_BUILD=0
 ARG LLAMA_JOBS=2
 RUN if [ "$LLAMA_SOURCE_BUILD" = 1 ]; then \
-      apt-get update && apt-get install -y --no-install-recommends cmake make g++ libgomp1 \
+      apt-get update && apt-get install -y --no-install-recommends cmake make g++ patch libgomp1 \
       && mv /app/llama-build/include/node /usr/local/include/node \
       && JOBS="$LLAMA_JOBS" NODE_LLAMA_CPP_DIR=/app/node_modules/node-llama-cpp bash /app/llama-build/scripts/llama/build-addon.sh \
       && rm -rf /app/node_modules/node-llama-cpp/llama/weft-build* /app/node_modules/node-llama-cpp/llama/llama.cpp /usr/local/include/node \
-      && apt-get purge -y --auto-remove cmake make g++ && apt-get clean && rm -rf /var/lib/apt/lists/*; \
+      && apt-get purge -y --auto-remove cmake make g++ patch && apt-get clean && rm -rf /var/lib/apt/lists/*; \
     fi; rm -rf /app/llama-build
 RUN mv /app/opt-models /opt/weft-models && mkdir -p /opt/weft && mv /opt/weft-models /opt/weft/models \
  && mv /app/etc/weft /etc/weft && rm -rf /app/etc /app/Dockerfile

@@ -32,6 +32,7 @@ export class DecodeTimer {
         const decode = native.decodeBatch.bind(native);
         // The addon's method is read-only on its prototype: define the timed one on the instance.
         Object.defineProperty(native, 'decodeBatch', {
+          configurable: true,
           value: async () => {
             const started = performance.now();
             try {

@@ -122,6 +122,16 @@ export class LlamaServer {
     return { ttftMs, tokens: tokens || chunks, evaluated };
   }
 
+  /**
+   * The ms per generated token of each request llama-server finished since the last call, from
+   * its log (`print_timing`: "eval time = … ms / … tokens (… ms per token"). Clears the log kept.
+   */
+  takeEvalTimings(): number[] {
+    const text = this.log.join('');
+    this.log.length = 0;
+    return [...text.matchAll(/\|\s+eval time =\s+[\d.]+ ms \/\s+\d+ tokens \(\s*([\d.]+) ms per token/g)].map((m) => Number(m[1]));
+  }
+
   async close(): Promise<void> {
     if (this.child.exitCode !== null) return;
     const exited = new Promise((resolve) => this.child.once('exit', resolve));

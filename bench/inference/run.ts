@@ -29,6 +29,7 @@ import { LlamaServer } from './llama-server';
 import { llamaServerBinary } from './llama-server-binary';
 import { OpenAiPath } from './openai';
 import { compareGenerationLoops } from './generation-loop';
+import { compareSteps } from './steps';
 import { best, median, roundRatios, runLevel, table, type LevelResult, type RunSample } from './stats';
 import { WeftPath } from './weft';
 import { compareTracing } from './tracing';
@@ -46,7 +47,9 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 /**
  * `short,openai,http,transcript,loops` by default; the http part alone took 25 minutes on 2 CPU cores
  * (see docs/inference.md). `openai` adds the OpenAI-compatible route to the short prompts and the transcript;
- * `loops` compares the worker's generation loops (generation-loop.ts).
+ * `loops` compares the worker's generation loops (generation-loop.ts). `steps` (not by default)
+ * times each generation step and the time between two, with the worker sampling on the main
+ * thread and on the pool, beside llama-server (steps.ts).
  */
 const PARTS = new Set((process.env.BENCH_PARTS ?? 'short,openai,http,transcript,loops').split(','));
 
@@ -77,6 +80,7 @@ async function main(): Promise<void> {
     if (PARTS.has('short')) await shortPrompts(direct, weft, openai, server);
     if (http && PARTS.has('http')) await agentPrompts(direct, http);
     if (PARTS.has('transcript')) await transcript(weft, openai);
+    if (PARTS.has('steps')) await compareSteps(weft, server, { levels: LEVELS, rounds: ROUNDS, maxTokens: MAX_TOKENS, system: SYSTEM, requestsFor });
     if (PARTS.has('loops')) await compareGenerationLoops({ modelPath: MODEL, contextSize: CONTEXT, sequences: SEQUENCES, threads: THREADS, levels: LEVELS, maxTokens: MAX_TOKENS, system: SYSTEM });
   } finally {
     await server?.close();

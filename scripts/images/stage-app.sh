@@ -43,6 +43,7 @@ if [ "${WEFT_LLAMA_SOURCE_BUILD:-0}" = 1 ]; then
   [ -f "$node_include/node_api.h" ] || { echo "stage-app: Node's headers not found in $node_include" >&2; exit 1; }
   mkdir -p "$out/llama-build/scripts/llama" "$out/llama-build/include"
   cp scripts/llama/build-addon.sh scripts/llama/source.sh "$out/llama-build/scripts/llama/"
+  cp -r scripts/llama/addon-patches "$out/llama-build/scripts/llama/"
   cp -r "$node_include" "$out/llama-build/include/node"
 fi
 

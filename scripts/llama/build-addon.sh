@@ -32,7 +32,7 @@ fail() { echo "build-addon: $*" >&2; exit 1; }
 
 [ -f "$nlc/package.json" ] || fail "$nlc not found; run npm install first"
 case "$gpu" in cpu | cuda) ;; *) fail "LLAMA_GPU must be cpu or cuda, got '$gpu'" ;; esac
-for tool in cmake c++ node; do command -v "$tool" >/dev/null || fail "$tool not found (apt-get install cmake g++)"; done
+for tool in cmake c++ node patch; do command -v "$tool" >/dev/null || fail "$tool not found (apt-get install cmake g++ patch)"; done
 [ "$gpu" = cuda ] && { command -v nvcc >/dev/null || fail "nvcc not found: LLAMA_GPU=cuda needs the CUDA toolkit"; }
 
 node_include=$(dirname "$(dirname "$(command -v node)")")/include/node
@@ -47,6 +47,20 @@ if [ ! -f "$src/CMakeLists.txt" ]; then
     scripts/llama/source.sh "$nlc" "$src"
   fi
 fi
+
+# Weft's changes to node-llama-cpp's addon (scripts/llama/addon-patches, each file says why),
+# applied once: a second build over the same folder finds them in place.
+for patch_file in scripts/llama/addon-patches/*.diff; do
+  [ -f "$patch_file" ] || continue
+  name=$(basename "$patch_file")
+  if patch -d "$nlc/llama" -p1 --forward --dry-run --silent <"$patch_file" >/dev/null 2>&1; then
+    patch -d "$nlc/llama" -p1 --forward --silent <"$patch_file" && echo "build-addon: applied $name"
+  elif patch -d "$nlc/llama" -p1 --reverse --dry-run --silent <"$patch_file" >/dev/null 2>&1; then
+    echo "build-addon: $name already applied"
+  else
+    fail "$name does not apply to node-llama-cpp's addon in $nlc: update the patch for this version"
+  fi
+done
 
 variant=weft-$gpu
 folder=linux-x64-$variant

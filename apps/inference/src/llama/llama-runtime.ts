@@ -1,5 +1,6 @@
 import type { Logger } from '@weft/logging';
 import { patchBatchGathering } from './batch-gather-patch';
+import { patchSamplingOnTheMainThread, samplesOnTheCallingThread } from './sample-now-patch';
 import { patchContextLockYield } from './context-lock-patch';
 import { patchFunctionParamsLengthCheck } from './function-params-patch';
 import { loadLlama, localBuildFolder, type LlamaBinary } from './llama-binary';
@@ -67,13 +68,25 @@ export class LlamaRuntime {
     if (!patchBatchGathering(lib)) {
       this.log.warn('could not patch node-llama-cpp batching; concurrent generations may take more decode passes than they need');
     }
+    if (!patchSamplingOnTheMainThread(lib)) {
+      this.log.warn('could not patch node-llama-cpp sampling; each token is sampled on the thread pool');
+    }
     const llama = await loadLlama(lib, {
       binary: this.binary,
       logLevel: lib.LlamaLogLevel.warn,
       logger: (level, message) => this.log.warn({ llamaLevel: level }, message.trim()),
     });
     // Which binary serves decides the speed on a CPU (docs/inference.md, "The llama.cpp binary").
-    this.log.info({ gpu: llama.gpu, build: llama.buildType, cpuMathCores: llama.cpuMathCores, kernels: llama.systemInfo.trim() }, 'llama.cpp ready');
+    this.log.info(
+      {
+        gpu: llama.gpu,
+        build: llama.buildType,
+        cpuMathCores: llama.cpuMathCores,
+        kernels: llama.systemInfo.trim(),
+        sampling: samplesOnTheCallingThread(llama) ? 'main thread' : 'thread pool',
+      },
+      'llama.cpp ready',
+    );
     if (llama.buildType !== 'localBuild' && this.binary !== 'prebuilt' && localBuildFolder()) {
       this.log.warn({ localBuild: localBuildFolder() }, 'the llama.cpp build for this CPU failed to load: serving with the slower prebuilt binary');
     }

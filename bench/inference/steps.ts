@@ -1,0 +1,177 @@
+import { randomBytes } from 'node:crypto';
+import { setSamplingOnTheMainThread } from '../../apps/inference/src/llama/sample-now-patch';
+import type { LlamaServer } from './llama-server';
+import { median, runLevel, table } from './stats';
+import type { WeftPath } from './weft';
+
+interface NativeContext {
+  decodeBatch(): Promise<void>;
+  addToBatch(sequenceId: number, firstTokenIndex: number, tokens: Uint32Array, ...rest: unknown[]): unknown;
+  sampleTokenNow?: unknown;
+}
+interface ContextInternals {
+  _ctx?: NativeContext;
+  dispatchPendingBatch(...args: unknown[]): unknown;
+}
+
+/** One native decode: when it ran and how many tokens of each sequence it held. */
+interface Decode {
+  start: number;
+  end: number;
+  tokensPerSequence: number[];
+}
+
+/**
+ * Every decode of every context in this process, with the tokens each sequence put in it: the
+ * step of a generation (a batch of one token per sequence) and the time between two steps.
+ */
+class StepRecorder {
+  readonly decodes: Decode[] = [];
+  /** Whether a loaded binary has Weft's `sampleTokenNow` (scripts/llama/addon-patches). */
+  sampleNow = false;
+  private readonly wrapped = new WeakSet<object>();
+
+  install(lib: Pick<typeof import('node-llama-cpp'), 'LlamaContext'>): this {
+    const proto = lib.LlamaContext.prototype as unknown as ContextInternals;
+    const dispatch = proto.dispatchPendingBatch;
+    const wrapOnce = (native: NativeContext | undefined) => {
+      if (!native || this.wrapped.has(native)) return;
+      this.wrapped.add(native);
+      this.wrap(native);
+    };
+    proto.dispatchPendingBatch = function recordedDispatch(this: ContextInternals, ...args: unknown[]) {
+      wrapOnce(this._ctx);
+      return dispatch.apply(this, args);
+    };
+    return this;
+  }
+
+  private wrap(native: NativeContext): void {
+    this.sampleNow ||= typeof native.sampleTokenNow === 'function';
+    let pending: number[] = [];
+    const add = native.addToBatch.bind(native);
+    const decode = native.decodeBatch.bind(native);
+    Object.defineProperty(native, 'addToBatch', {
+      configurable: true,
+      value: (sequenceId: number, firstTokenIndex: number, tokens: Uint32Array, ...rest: unknown[]) => {
+        pending.push(tokens.length);
+        return add(sequenceId, firstTokenIndex, tokens, ...rest);
+      },
+    });
+    Object.defineProperty(native, 'decodeBatch', {
+      configurable: true,
+      value: async () => {
+        const tokensPerSequence = pending;
+        pending = [];
+        const start = performance.now();
+        try {
+          await decode();
+        } finally {
+          this.decodes.push({ start, end: performance.now(), tokensPerSequence });
+        }
+      },
+    });
+  }
+
+  /** Generation steps (one token per sequence, several sequences) from `since`: their decode times and the gaps between consecutive ones. */
+  steps(since: number): { decodeMs: number[]; gapMs: number[] } {
+    const decodes = this.decodes.filter((d) => d.start >= since).sort((a, b) => a.start - b.start);
+    const isStep = (d: Decode | undefined) => d !== undefined && d.tokensPerSequence.length > 1 && d.tokensPerSequence.every((n) => n === 1);
+    const decodeMs: number[] = [];
+    const gapMs: number[] = [];
+    decodes.forEach((d, i) => {
+      if (!isStep(d)) return;
+      decodeMs.push(d.end - d.start);
+      const next = decodes[i + 1];
+      if (next && isStep(next)) gapMs.push(next.start - d.end);
+    });
+    return { decodeMs, gapMs };
+  }
+}
+
+export interface StepsOptions {
+  levels: readonly number[];
+  rounds: number;
+  maxTokens: number;
+  system: string;
+  requestsFor: (concurrency: number) => number;
+}
+
+type Side = 'main thread' | 'pool' | 'llama-server';
+
+interface SideRound {
+  wallMs: number;
+  tokensPerSecond: number;
+  decodeMs: number;
+  gapMs: number;
+}
+
+/**
+ * The generation step taken apart: the worker over NATS on the short prompts, with its decodes
+ * timed at the native call, sampling on the main thread (Weft's build of the addon) and on
+ * libuv's pool in paired rounds, and llama-server beside them. Per side, the median decode of a
+ * generation step (one token for each of several sequences) and the median time from the end of
+ * one step to the start of the next: sampling and everything else between two batches.
+ * llama-server's step is its `eval time` per token, from its log.
+ */
+export async function compareSteps(weft: WeftPath, server: LlamaServer | undefined, options: StepsOptions): Promise<void> {
+  const recorder = new StepRecorder().install(await import('node-llama-cpp'));
+  try {
+    for (const c of options.levels) {
+      // The first request of this level dispatches a batch, so the recorder has wrapped the worker's context.
+      await weft.generate({ model: 'bench', messages: [{ role: 'user', content: 'warm up' }], maxTokens: 4 });
+      const workerSides: Side[] = recorder.sampleNow ? ['main thread', 'pool'] : ['pool'];
+      const sides: Side[] = [...workerSides, ...(server ? (['llama-server'] as const) : [])];
+      const rounds = new Map<Side, SideRound[]>(sides.map((side) => [side, []]));
+      const serverEval: number[] = [];
+      for (let round = 0; round < options.rounds; round++) {
+        const order = round % 2 === 0 ? sides : [...sides].reverse();
+        for (const side of order) {
+          const prompt = (i: number) => ({ system: `${randomBytes(6).toString('hex')}: request ${c}-${i}. ${options.system}`, user: `Summarise what file number ${i} of the project does.` });
+          const since = performance.now();
+          if (side === 'llama-server' && server) {
+            server.takeEvalTimings();
+            const result = await runLevel(c, options.requestsFor(c), (i) => server.generate(prompt(i).system, prompt(i).user, options.maxTokens));
+            const evalMs = server.takeEvalTimings();
+            serverEval.push(...evalMs);
+            rounds.get(side)?.push({ wallMs: result.wallMs, tokensPerSecond: result.tokensPerSecond, decodeMs: median(evalMs), gapMs: Number.NaN });
+            continue;
+          }
+          setSamplingOnTheMainThread(side === 'main thread');
+          const result = await runLevel(c, options.requestsFor(c), (i) =>
+            weft.generate({ model: 'bench', sessionId: `steps-${c}-${round}-${side}-${i}`, messages: [{ role: 'system', content: prompt(i).system }, { role: 'user', content: prompt(i).user }], maxTokens: options.maxTokens }),
+          );
+          const steps = recorder.steps(since);
+          rounds.get(side)?.push({ wallMs: result.wallMs, tokensPerSecond: result.tokensPerSecond, decodeMs: median(steps.decodeMs), gapMs: median(steps.gapMs) });
+        }
+      }
+      print(c, options, rounds, recorder.sampleNow);
+    }
+  } finally {
+    setSamplingOnTheMainThread(true);
+  }
+}
+
+function print(c: number, options: StepsOptions, rounds: Map<Side, SideRound[]>, sampleNow: boolean): void {
+  console.log(
+    `\nGeneration steps at concurrency ${c}: ${options.requestsFor(c)} requests of ${options.maxTokens} tokens per round, ${options.rounds} rounds in alternating order, medians of the rounds` +
+      (sampleNow ? '' : ' (this binary has no sampleTokenNow: node-llama-cpp samples on the pool only)'),
+  );
+  const rows = [...rounds].map(([side, r]) => [
+    side === 'llama-server' ? 'llama-server' : `worker, sampling on the ${side}`,
+    median(r.map((x) => x.wallMs)).toFixed(0),
+    median(r.map((x) => x.tokensPerSecond)).toFixed(1),
+    median(r.map((x) => x.decodeMs)).toFixed(1),
+    side === 'llama-server' ? '' : median(r.map((x) => x.gapMs)).toFixed(2),
+    r.map((x) => x.wallMs.toFixed(0)).join(' '),
+  ]);
+  console.log(table(['side', 'wall ms', 'tok/s', 'step ms (decode; llama-server: eval per token)', 'between steps ms', 'wall per round'], rows));
+  const server = rounds.get('llama-server');
+  if (!server) return;
+  for (const side of ['main thread', 'pool'] as const) {
+    const worker = rounds.get(side);
+    if (!worker) continue;
+    const ratios = worker.map((w, i) => (server[i] ? server[i].wallMs / w.wallMs : Number.NaN));
+    console.log(`  worker (sampling on the ${side})/llama-server, speed by round: ${ratios.map((r) => r.toFixed(2)).join(' ')}  median ${median(ratios).toFixed(2)}x`);
+  }
+}
