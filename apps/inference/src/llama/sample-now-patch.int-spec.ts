@@ -124,7 +124,7 @@ describe('patchSamplingOnTheMainThread', () => {
 
   it('samples under a grammar on the main thread as on the pool', async ({ skip }) => {
     needWeftBuild(skip);
-    const grammar = await llama.getGrammarFor('json');
+    const grammar = await llama.createGrammarForJsonSchema({ type: 'object', properties: { path: { type: 'string' }, lines: { type: 'integer' } }, required: ['path', 'lines'] });
     const context = await model.createContext({ contextSize: 1024, sequences: 1, threads: 1 });
     try {
       const counts = countSampling(context);
@@ -133,7 +133,7 @@ describe('patchSamplingOnTheMainThread', () => {
       const onThePool = await generate(context, withGrammar, true);
       expect(counts.now).toBe(REPLY_TOKENS);
       expect(onMainThread).toEqual(onThePool);
-      expect(model.detokenize(onMainThread).trimStart().startsWith('{') || model.detokenize(onMainThread).trimStart().startsWith('[')).toBe(true);
+      expect(model.detokenize(onMainThread)).toMatch(/^\s*\{\s*"path"/);
     } finally {
       await context.dispose();
     }
