@@ -25,7 +25,7 @@ export function setSamplingOnTheMainThread(enabled: boolean): void {
  * that decodes. Weft's build of the addon adds `sampleTokenNow`, the same sampling done on the
  * calling thread. This routes node-llama-cpp's plain sampling calls (no probabilities, confidence
  * or logits asked for) to it, per context, when the loaded binary has it: the prebuilt does not,
- * and then nothing changes. Node-llama-cpp calls it between a batch's decode and the next
+ * and then nothing changes. node-llama-cpp calls it between a batch's decode and the next
  * decode, under the context's lock, so nothing else uses the context meanwhile.
  *
  * Returns false when this node-llama-cpp lacks the method the patch hooks into.
