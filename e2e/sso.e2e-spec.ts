@@ -1,6 +1,6 @@
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCli, startWeft } from '../apps/cli/src/testing/built-cli';
@@ -8,6 +8,7 @@ import { admin, call } from './support/api';
 import { eventually, launchChromium, textOf } from './support/browser';
 import { callbackUrl, oidcIssuer, ssoChromiumArgs, startSso, stopSso, tamperIdTokens } from './support/oidc-provider';
 import { gatewayUrl } from './support/stack';
+import { SCREENSHOTS } from '../test/support/screenshots';
 
 /**
  * Single sign-on on the compose stack (#32): the gateway signs people in through a real OpenID
@@ -15,7 +16,6 @@ import { gatewayUrl } from './support/stack';
  * ada (weft-admins and weft-users), bob (weft-users) and eve (contractors, not allowed). The
  * browser is Debian's Chromium, the CLI the built `weft`; e2e/scripts/sso-hello.json answers the turn.
  */
-const SCREENSHOTS = resolve(__dirname, '../docs/screenshots');
 const MODEL = 'scripted/sso-hello';
 /** Allowed to no group: bob's groups allow scripted/sso-* and tiny only. */
 const OTHER_MODEL = 'scripted/kill-quick';

@@ -1,10 +1,11 @@
 import { mkdir, readFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, call } from './support/api';
 import { accessibilityViolations, eventually, launchChromium, textOf } from './support/browser';
 import { gatewayUrl } from './support/stack';
+import { SCREENSHOTS } from '../test/support/screenshots';
 
 /**
  * The Me and Admin pages of the web client in Debian's Chromium, against the compose stack: an
@@ -12,7 +13,6 @@ import { gatewayUrl } from './support/stack';
  * edits their instructions, makes and revokes a key of their own, reads their usage and limits,
  * and is told the Admin page is not theirs.
  */
-const SCREENSHOTS = resolve(__dirname, '../docs/screenshots');
 const suffix = Date.now().toString(36);
 const LEAD = `lead-${suffix}`;
 const MEMBER = `dev-${suffix}`;

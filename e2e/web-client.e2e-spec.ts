@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { zipSync } from 'fflate';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -10,6 +10,7 @@ import { newUserKey } from './support/api';
 import { accessibilityViolations, eventually, launchChromium, textOf } from './support/browser';
 import { gatewayUrl } from './support/stack';
 import { readTurns } from './support/turns';
+import { SCREENSHOTS } from '../test/support/screenshots';
 
 /**
  * The web client (apps/web) in a real browser: Debian's Chromium driven by playwright-core,
@@ -17,7 +18,6 @@ import { readTurns } from './support/turns';
  * e2e/scripts/web-edit-run.json lists, edits (asks), runs `make` (asks, streams output), answers.
  */
 const run = promisify(execFile);
-const SCREENSHOTS = resolve(__dirname, '../docs/screenshots');
 const MODEL = 'scripted/web-edit-run';
 const GREET = "export function greet(name) {\n  return 'Hello, ' + name;\n}\n";
 const MAKEFILE = 'all:\n\t@echo build step 1\n\t@sleep 1\n\t@echo build step 2\n\t@sleep 1\n\t@echo build done\n\nslow:\n\t@echo slow build started\n\t@sleep 300\n';

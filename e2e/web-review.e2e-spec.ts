@@ -1,11 +1,12 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newUserKey } from './support/api';
 import { eventually, launchChromium, textOf } from './support/browser';
 import { gatewayUrl } from './support/stack';
+import { SCREENSHOTS } from '../test/support/screenshots';
 
 /**
  * What a new team found rough in the page (issue #30), in Chromium against the compose stack. The
@@ -13,7 +14,6 @@ import { gatewayUrl } from './support/stack';
  * prefill does), edits lines 6-8 of a 12-line file (asks first), answers with a Markdown table, then
  * answers a second message at length.
  */
-const SCREENSHOTS = resolve(__dirname, '../docs/screenshots');
 const MODEL = 'scripted/web-table';
 const LINES = Array.from({ length: 12 }, (_, i) => `line ${i + 1}`).join('\n') + '\n';
 
