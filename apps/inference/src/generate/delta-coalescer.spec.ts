@@ -34,6 +34,48 @@ describe('DeltaCoalescer', () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
+  it('sends the held deltas of every generation on one timer, at the earliest one due, and keeps them on that beat', () => {
+    const sent: string[] = [];
+    const first = new DeltaCoalescer(50, (text) => sent.push(`1:${text}`));
+    const second = new DeltaCoalescer(50, (text) => sent.push(`2:${text}`));
+    first.push('a');
+    vi.advanceTimersByTime(20);
+    second.push('x');
+    expect(sent).toEqual(['1:a', '2:x']);
+    vi.advanceTimersByTime(10);
+    first.push('b');
+    second.push('y');
+    expect(vi.getTimerCount()).toBe(1);
+    // The first is due at 50 ms; the second, due at 70, goes with it.
+    vi.advanceTimersByTime(20);
+    expect(sent).toEqual(['1:a', '2:x', '1:b', '2:y']);
+    first.push('c');
+    second.push('z');
+    vi.advanceTimersByTime(49);
+    expect(sent).toHaveLength(4);
+    vi.advanceTimersByTime(1);
+    expect(sent).toEqual(['1:a', '2:x', '1:b', '2:y', '1:c', '2:z']);
+  });
+
+  it('keeps the other generations waiting when one ends, and stops the timer when none waits', () => {
+    const sent: string[] = [];
+    const first = new DeltaCoalescer(50, (text) => sent.push(`1:${text}`));
+    const second = new DeltaCoalescer(50, (text) => sent.push(`2:${text}`));
+    first.push('a');
+    second.push('x');
+    first.push('b');
+    second.push('y');
+    first.flush();
+    expect(sent).toEqual(['1:a', '2:x', '1:b']);
+    expect(vi.getTimerCount()).toBe(1);
+    vi.advanceTimersByTime(50);
+    expect(sent).toEqual(['1:a', '2:x', '1:b', '2:y']);
+    expect(vi.getTimerCount()).toBe(0);
+    second.push('w');
+    second.flush();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
   it('sends every delta as it comes with interval 0', () => {
     const sent: string[] = [];
     const deltas = new DeltaCoalescer(0, (text) => sent.push(text));
