@@ -80,8 +80,9 @@ export const llamaModelSchema = z
     /** llama.cpp's batch size for prompt evaluation; node-llama-cpp's default when unset. */
     batchSize: z.number().int().positive().optional(),
     /**
-     * Text deltas of a reply are joined into at most one message per this many milliseconds (the
-     * first goes at once). Every message costs a NATS publish and, on the gateway, a Redis append
+     * Text deltas of a reply are joined into about one message per this many milliseconds (the
+     * first goes at once; the replies of a worker share one clock, so their messages leave
+     * together). Every message costs a NATS publish and, on the gateway, a Redis append
      * and an SSE event: on a CPU, per-token messages cost the worker ~7 % of its tokens at 8
      * concurrent replies. 0 sends every token as it comes.
      */
