@@ -45,6 +45,12 @@ const MAX_TOKENS = Number(process.env.BENCH_MAX_TOKENS ?? 48);
 const TURNS = 10;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 /**
+ * The short prompts' rounds: 5 unless BENCH_ROUNDS says otherwise. Their NATS/llama-server median
+ * is the benchmark's verdict on the worker's speed, and on a shared 2-core host single rounds
+ * move from 0.85x to 1.13x: the median of 2 was the mean of two such draws.
+ */
+const SHORT_ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+/**
  * `short,openai,http,transcript,loops` by default; the http part alone took 25 minutes on 2 CPU cores
  * (see docs/inference.md). `openai` adds the OpenAI-compatible route to the short prompts and the transcript;
  * `loops` compares the worker's generation loops (generation-loop.ts). `steps` (not by default)
@@ -123,17 +129,20 @@ async function shortPrompts(direct: DirectLlama, weft: WeftPath, openai: OpenAiP
   const results = sides.map(() => [] as LevelResult[]);
   const roundsByLevel: LevelResult[][][] = [];
   for (const c of LEVELS) {
-    // Alternating sides, best of ROUNDS: a shared machine's background load hits all alike.
+    // The sides in turn, in reverse order every other round, so no side always follows the same
+    // one (a process's compute threads spin a while after its last decode); best of SHORT_ROUNDS:
+    // a shared machine's background load hits all alike.
     const rounds = sides.map(() => [] as LevelResult[]);
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const [s, side] of sides.entries()) rounds[s]?.push(await runLevel(c, requestsFor(c), (i) => side.run(i, c, round)));
+    for (let round = 0; round < SHORT_ROUNDS; round++) {
+      const order = round % 2 === 0 ? [...sides.entries()] : [...sides.entries()].reverse();
+      for (const [s, side] of order) rounds[s]?.push(await runLevel(c, requestsFor(c), (i) => side.run(i, c, round)));
     }
     for (const [s, r] of rounds.entries()) results[s]?.push(best(r));
     roundsByLevel.push(rounds);
   }
   const backend = direct.gpu === 'false' ? 'CPU' : direct.gpu;
   const others = sides.slice(1).map((side) => side.name);
-  console.log(`1. Short prompts, no shared prefix: node-llama-cpp in-process vs ${others.join(' vs ')}, best of ${ROUNDS} alternating rounds (llama.cpp backend: ${backend}; p99 of few samples is their maximum)`);
+  console.log(`1. Short prompts, no shared prefix: node-llama-cpp in-process vs ${others.join(' vs ')}, best of ${SHORT_ROUNDS} alternating rounds (llama.cpp backend: ${backend}; p99 of few samples is their maximum)`);
   // Which binary each side ran: the verdict on the worker's speed depends on it (docs/inference.md, 'The llama.cpp binary').
   console.log(`   worker and direct: node-llama-cpp's ${direct.buildType === 'localBuild' ? 'build for this CPU (npm run setup)' : 'PREBUILT binary'}, ${direct.cpuFeatures}`);
   if (server) console.log(`   llama-server: ${server.bin}, ${server.origin}${server.cpuInfo ? `, ${server.cpuInfo}` : ''}`);

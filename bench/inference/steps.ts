@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { setSamplingOnTheMainThread } from '../../apps/inference/src/llama/sample-now-patch';
 import type { LlamaServer } from './llama-server';
 import { median, runLevel, table } from './stats';
@@ -8,18 +9,24 @@ interface NativeContext {
   decodeBatch(): Promise<void>;
   addToBatch(sequenceId: number, firstTokenIndex: number, tokens: Uint32Array, ...rest: unknown[]): unknown;
   sampleTokenNow?: unknown;
+  saveSequenceStateToFile(...args: unknown[]): Promise<unknown>;
 }
 interface ContextInternals {
   _ctx?: NativeContext;
   dispatchPendingBatch(...args: unknown[]): unknown;
 }
 
-/** One native decode: when it ran and how many tokens of each sequence it held. */
-interface Decode {
+interface Span {
   start: number;
   end: number;
+}
+
+/** One native decode: when it ran and how many tokens of each sequence it held. */
+interface Decode extends Span {
   tokensPerSequence: number[];
 }
+
+const spanMs = (spans: readonly Span[]) => spans.reduce((total, span) => total + span.end - span.start, 0);
 
 /**
  * Every decode of every context in this process, with the tokens each sequence put in it: the
@@ -27,6 +34,8 @@ interface Decode {
  */
 class StepRecorder {
   readonly decodes: Decode[] = [];
+  /** The native part of every KV state save (a job on the pool thread, between two decodes). */
+  readonly saves: Span[] = [];
   /** Whether a loaded binary has Weft's `sampleTokenNow` (scripts/llama/addon-patches). */
   sampleNow = false;
   private readonly wrapped = new WeakSet<object>();
@@ -50,6 +59,18 @@ class StepRecorder {
     this.sampleNow ||= typeof native.sampleTokenNow === 'function';
     let pending: number[] = [];
     const add = native.addToBatch.bind(native);
+    const save = native.saveSequenceStateToFile.bind(native);
+    Object.defineProperty(native, 'saveSequenceStateToFile', {
+      configurable: true,
+      value: async (...args: unknown[]) => {
+        const start = performance.now();
+        try {
+          return await save(...args);
+        } finally {
+          this.saves.push({ start, end: performance.now() });
+        }
+      },
+    });
     const decode = native.decodeBatch.bind(native);
     Object.defineProperty(native, 'addToBatch', {
       configurable: true,
@@ -71,6 +92,13 @@ class StepRecorder {
         }
       },
     });
+  }
+
+  /** Where a round's time went on the pool thread from `since`: prompt decodes, generation decodes, KV state saves. */
+  poolTime(since: number): { promptMs: number; stepMs: number; saveMs: number } {
+    const decodes = this.decodes.filter((d) => d.start >= since);
+    const prompt = decodes.filter((d) => d.tokensPerSequence.some((n) => n > 1));
+    return { promptMs: spanMs(prompt), stepMs: spanMs(decodes) - spanMs(prompt), saveMs: spanMs(this.saves.filter((d) => d.start >= since)) };
   }
 
   /** Generation steps (one token per sequence, several sequences) from `since`: their decode times and the gaps between consecutive ones. */
@@ -104,6 +132,8 @@ interface SideRound {
   tokensPerSecond: number;
   decodeMs: number;
   gapMs: number;
+  /** The worker's only: the round's wall taken apart (ms). */
+  parts?: { promptMs: number; stepMs: number; saveMs: number; gcMs: number };
 }
 
 /**
@@ -112,10 +142,16 @@ interface SideRound {
  * libuv's pool in paired rounds, and llama-server beside them. Per side, the median decode of a
  * generation step (one token for each of several sequences) and the median time from the end of
  * one step to the start of the next: sampling and everything else between two batches.
- * llama-server's step is its `eval time` per token, from its log.
+ * llama-server's step is its `eval time` per token, from its log. Then the worker's rounds taken
+ * apart: the pool thread's prompt decodes, generation decodes and KV state saves, the rest of the
+ * wall, and V8's GC pauses.
  */
 export async function compareSteps(weft: WeftPath, server: LlamaServer | undefined, options: StepsOptions): Promise<void> {
   const recorder = new StepRecorder().install(await import('node-llama-cpp'));
+  // V8's pauses on the main thread (this process: the worker and the benchmark's client).
+  const gcs: Span[] = [];
+  const gcObserver = new PerformanceObserver((list) => gcs.push(...list.getEntries().map((e) => ({ start: e.startTime, end: e.startTime + e.duration }))));
+  gcObserver.observe({ entryTypes: ['gc'] });
   try {
     for (const c of options.levels) {
       // The first request of this level dispatches a batch, so the recorder has wrapped the worker's context.
@@ -142,12 +178,14 @@ export async function compareSteps(weft: WeftPath, server: LlamaServer | undefin
             weft.generate({ model: 'bench', sessionId: `steps-${c}-${round}-${side}-${i}`, messages: [{ role: 'system', content: prompt(i).system }, { role: 'user', content: prompt(i).user }], maxTokens: options.maxTokens }),
           );
           const steps = recorder.steps(since);
-          rounds.get(side)?.push({ wallMs: result.wallMs, tokensPerSecond: result.tokensPerSecond, decodeMs: median(steps.decodeMs), gapMs: median(steps.gapMs) });
+          const parts = { ...recorder.poolTime(since), gcMs: spanMs(gcs.filter((gc) => gc.start >= since)) };
+          rounds.get(side)?.push({ wallMs: result.wallMs, tokensPerSecond: result.tokensPerSecond, decodeMs: median(steps.decodeMs), gapMs: median(steps.gapMs), parts });
         }
       }
       print(c, options, rounds, recorder.sampleNow);
     }
   } finally {
+    gcObserver.disconnect();
     setSamplingOnTheMainThread(true);
   }
 }
@@ -166,6 +204,17 @@ function print(c: number, options: StepsOptions, rounds: Map<Side, SideRound[]>,
     r.map((x) => x.wallMs.toFixed(0)).join(' '),
   ]);
   console.log(table(['side', 'wall ms', 'tok/s', 'step ms (decode; llama-server: eval per token)', 'between steps ms', 'wall per round'], rows));
+  for (const [side, r] of rounds) {
+    const withParts = r.filter((x) => x.parts);
+    if (withParts.length === 0) continue;
+    const share = (pick: (x: SideRound) => number) => `${median(withParts.map((x) => (100 * pick(x)) / x.wallMs)).toFixed(1)} %`;
+    const parts = (x: SideRound) => x.parts ?? { promptMs: 0, stepMs: 0, saveMs: 0, gcMs: 0 };
+    console.log(
+      `  worker (sampling on the ${side}), the wall's parts (median share of rounds): prompt decodes ${share((x) => parts(x).promptMs)}, generation decodes ${share((x) => parts(x).stepMs)}, ` +
+        `KV state saves ${share((x) => parts(x).saveMs)}, none of these ${share((x) => x.wallMs - parts(x).promptMs - parts(x).stepMs - parts(x).saveMs)} (between steps, requests coming and going); ` +
+        `GC pauses on the main thread ${share((x) => parts(x).gcMs)}, during the others`,
+    );
+  }
   const server = rounds.get('llama-server');
   if (!server) return;
   for (const side of ['main thread', 'pool'] as const) {
