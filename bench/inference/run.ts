@@ -208,10 +208,8 @@ async function agentPrompts(direct: DirectLlama, http: HttpPath): Promise<void> 
     const n = requestsFor(c);
     const d: LevelResult[] = [];
     const h: LevelResult[] = [];
-    for (let round = 0; round < ROUNDS; round++) {
-      d.push(
-        await runLevel(c, n, (i) => direct.generateRequest(replay(content(i, c)), MAX_TOKENS, true)),
-      );
+    const runDirect = async () => d.push(await runLevel(c, n, (i) => direct.generateRequest(replay(content(i, c)), MAX_TOKENS, true)));
+    const runHttp = async () => {
       const fresh = await sessions(n);
       h.push(
         await runLevel(c, n, async (i) => {
@@ -220,6 +218,10 @@ async function agentPrompts(direct: DirectLlama, http: HttpPath): Promise<void> 
           return reply;
         }),
       );
+    };
+    // Direct first in even rounds, the HTTP path first in odd ones, as the short prompts alternate.
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const run of round % 2 === 0 ? [runDirect, runHttp] : [runHttp, runDirect]) await run();
     }
     const [bd, bh] = [best(d), best(h)];
     rows.push([c, n, bd.ttftP50, bd.ttftP99, bh.ttftP50, bh.ttftP99, bd.tokensPerSecond, bh.tokensPerSecond, `${(bh.tokensPerSecond / bd.tokensPerSecond).toFixed(2)}x`, bd.evaluatedPerRequest, bh.evaluatedPerRequest]);
