@@ -47,7 +47,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 /**
  * The short prompts' rounds: 5 unless BENCH_ROUNDS says otherwise. Their NATS/llama-server median
  * is the benchmark's verdict on the worker's speed, and on a shared 2-core host single rounds
- * move from 0.85x to 1.13x: the median of 2 was the mean of two such draws.
+ * move from 0.82x to 1.13x: the median of 2 was the mean of two such draws.
  */
 const SHORT_ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 /**

@@ -205,14 +205,13 @@ function print(c: number, options: StepsOptions, rounds: Map<Side, SideRound[]>,
   ]);
   console.log(table(['side', 'wall ms', 'tok/s', 'step ms (decode; llama-server: eval per token)', 'between steps ms', 'wall per round'], rows));
   for (const [side, r] of rounds) {
-    const withParts = r.filter((x) => x.parts);
-    if (withParts.length === 0) continue;
-    const share = (pick: (x: SideRound) => number) => `${median(withParts.map((x) => (100 * pick(x)) / x.wallMs)).toFixed(1)} %`;
-    const parts = (x: SideRound) => x.parts ?? { promptMs: 0, stepMs: 0, saveMs: 0, gcMs: 0 };
+    const parted = r.flatMap(({ wallMs, parts }) => (parts ? [{ wallMs, ...parts }] : []));
+    if (parted.length === 0) continue;
+    const share = (pick: (x: (typeof parted)[number]) => number) => `${median(parted.map((x) => (100 * pick(x)) / x.wallMs)).toFixed(1)} %`;
     console.log(
-      `  worker (sampling on the ${side}), the wall's parts (median share of rounds): prompt decodes ${share((x) => parts(x).promptMs)}, generation decodes ${share((x) => parts(x).stepMs)}, ` +
-        `KV state saves ${share((x) => parts(x).saveMs)}, none of these ${share((x) => x.wallMs - parts(x).promptMs - parts(x).stepMs - parts(x).saveMs)} (between steps, requests coming and going); ` +
-        `GC pauses on the main thread ${share((x) => parts(x).gcMs)}, during the others`,
+      `  worker (sampling on the ${side}), the wall's parts (median share of rounds): prompt decodes ${share((x) => x.promptMs)}, generation decodes ${share((x) => x.stepMs)}, ` +
+        `KV state saves ${share((x) => x.saveMs)}, none of these ${share((x) => x.wallMs - x.promptMs - x.stepMs - x.saveMs)} (between steps, requests coming and going); ` +
+        `GC pauses on the main thread ${share((x) => x.gcMs)}, during the others`,
     );
   }
   const server = rounds.get('llama-server');
