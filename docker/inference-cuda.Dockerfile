@@ -21,4 +21,5 @@ RUN groupadd --gid 10001 weft && useradd --uid 10001 --gid 10001 --no-create-hom
 ENV NODE_ENV=production MODELS_CONFIG=/etc/weft/models.json MODELS_DIR=/var/lib/weft/models \
     CUDA_CACHE_PATH=/tmp/cuda-cache
 USER 10001:10001
-CMD ["node", "apps/inference/dist/main.js"]
+# A 32 MiB young generation (docs/inference.md, "Node's young generation").
+CMD ["node", "--max-semi-space-size=32", "apps/inference/dist/main.js"]

@@ -36,6 +36,11 @@ export class LlamaServer {
     private readonly cpuLine: { text?: string },
   ) {}
 
+  /** The server's process id (its threads' CPU time is read from /proc). */
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
   static async start(options: LlamaServerOptions): Promise<LlamaServer> {
     const port = await freePort();
     const args = [

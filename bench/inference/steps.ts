@@ -3,6 +3,7 @@ import { PerformanceObserver } from 'node:perf_hooks';
 import { setSamplingOnTheMainThread } from '../../apps/inference/src/llama/sample-now-patch';
 import type { LlamaServer } from './llama-server';
 import { median, runLevel, table } from './stats';
+import { CpuMeter } from './thread-cpu';
 import type { WeftPath } from './weft';
 
 interface NativeContext {
@@ -27,6 +28,8 @@ interface Decode extends Span {
 }
 
 const spanMs = (spans: readonly Span[]) => spans.reduce((total, span) => total + span.end - span.start, 0);
+/** A generation step: one token for each of several sequences. */
+const isStep = (d: Decode | undefined) => d !== undefined && d.tokensPerSequence.length > 1 && d.tokensPerSequence.every((n) => n === 1);
 
 /**
  * Every decode of every context in this process, with the tokens each sequence put in it: the
@@ -101,10 +104,37 @@ class StepRecorder {
     return { promptMs: spanMs(prompt), stepMs: spanMs(decodes) - spanMs(prompt), saveMs: spanMs(this.saves.filter((d) => d.start >= since)) };
   }
 
+  /**
+   * The pool thread's idle time from `since` to `until`, by what lies either side of it: before
+   * the round's first native call and after its last (a request's way in and its reply's way
+   * out), between two generation steps (sampling, streaming, queueing the next tokens), and next to a
+   * prompt decode or a KV save (requests finishing and starting between waves).
+   */
+  idle(since: number, until: number): { edgesMs: number; betweenStepsMs: number; aroundPromptsMs: number } {
+    const busy: (Span & { step: boolean })[] = [
+      ...this.decodes.filter((d) => d.start >= since).map((d) => ({ ...d, step: isStep(d) })),
+      ...this.saves.filter((d) => d.start >= since).map((d) => ({ ...d, step: false })),
+    ].sort((a, b) => a.start - b.start);
+    const first = busy[0];
+    const last = busy.at(-1);
+    if (!first || !last) return { edgesMs: until - since, betweenStepsMs: 0, aroundPromptsMs: 0 };
+    let betweenStepsMs = 0;
+    let aroundPromptsMs = 0;
+    let reach = first.end;
+    for (const [i, span] of busy.entries()) {
+      if (i > 0 && span.start > reach) {
+        const gap = span.start - reach;
+        if (span.step && (busy[i - 1] as { step: boolean }).step) betweenStepsMs += gap;
+        else aroundPromptsMs += gap;
+      }
+      reach = Math.max(reach, span.end);
+    }
+    return { edgesMs: first.start - since + Math.max(0, until - reach), betweenStepsMs, aroundPromptsMs };
+  }
+
   /** Generation steps (one token per sequence, several sequences) from `since`: their decode times and the gaps between consecutive ones. */
   steps(since: number): { decodeMs: number[]; gapMs: number[] } {
     const decodes = this.decodes.filter((d) => d.start >= since).sort((a, b) => a.start - b.start);
-    const isStep = (d: Decode | undefined) => d !== undefined && d.tokensPerSequence.length > 1 && d.tokensPerSequence.every((n) => n === 1);
     const decodeMs: number[] = [];
     const gapMs: number[] = [];
     decodes.forEach((d, i) => {
@@ -132,8 +162,10 @@ interface SideRound {
   tokensPerSecond: number;
   decodeMs: number;
   gapMs: number;
+  /** CPU time (ms) by thread name in this process, and by process for the NATS and Redis servers and llama-server. */
+  cpu: Map<string, number>;
   /** The worker's only: the round's wall taken apart (ms). */
-  parts?: { promptMs: number; stepMs: number; saveMs: number; gcMs: number };
+  parts?: { promptMs: number; stepMs: number; saveMs: number; gcMs: number; edgesMs: number; betweenStepsMs: number; aroundPromptsMs: number };
 }
 
 /**
@@ -148,6 +180,7 @@ interface SideRound {
  */
 export async function compareSteps(weft: WeftPath, server: LlamaServer | undefined, options: StepsOptions): Promise<void> {
   const recorder = new StepRecorder().install(await import('node-llama-cpp'));
+  const cpu = new CpuMeter({ 'llama-server': server?.pid });
   // V8's pauses on the main thread (this process: the worker and the benchmark's client).
   const gcs: Span[] = [];
   const gcObserver = new PerformanceObserver((list) => gcs.push(...list.getEntries().map((e) => ({ start: e.startTime, end: e.startTime + e.duration }))));
@@ -165,21 +198,23 @@ export async function compareSteps(weft: WeftPath, server: LlamaServer | undefin
         for (const side of order) {
           const prompt = (i: number) => ({ system: `${randomBytes(6).toString('hex')}: request ${c}-${i}. ${options.system}`, user: `Summarise what file number ${i} of the project does.` });
           const since = performance.now();
+          const cpuBefore = cpu.snapshot();
           if (side === 'llama-server' && server) {
             server.takeEvalTimings();
             const result = await runLevel(c, options.requestsFor(c), (i) => server.generate(prompt(i).system, prompt(i).user, options.maxTokens));
             const evalMs = server.takeEvalTimings();
             serverEval.push(...evalMs);
-            rounds.get(side)?.push({ wallMs: result.wallMs, tokensPerSecond: result.tokensPerSecond, decodeMs: median(evalMs), gapMs: Number.NaN });
+            rounds.get(side)?.push({ wallMs: result.wallMs, tokensPerSecond: result.tokensPerSecond, decodeMs: median(evalMs), gapMs: Number.NaN, cpu: cpu.since(cpuBefore) });
             continue;
           }
           setSamplingOnTheMainThread(side === 'main thread');
           const result = await runLevel(c, options.requestsFor(c), (i) =>
             weft.generate({ model: 'bench', sessionId: `steps-${c}-${round}-${side}-${i}`, messages: [{ role: 'system', content: prompt(i).system }, { role: 'user', content: prompt(i).user }], maxTokens: options.maxTokens }),
           );
+          const until = performance.now();
           const steps = recorder.steps(since);
-          const parts = { ...recorder.poolTime(since), gcMs: spanMs(gcs.filter((gc) => gc.start >= since)) };
-          rounds.get(side)?.push({ wallMs: result.wallMs, tokensPerSecond: result.tokensPerSecond, decodeMs: median(steps.decodeMs), gapMs: median(steps.gapMs), parts });
+          const parts = { ...recorder.poolTime(since), ...recorder.idle(since, until), gcMs: spanMs(gcs.filter((gc) => gc.start >= since)) };
+          rounds.get(side)?.push({ wallMs: result.wallMs, tokensPerSecond: result.tokensPerSecond, decodeMs: median(steps.decodeMs), gapMs: median(steps.gapMs), cpu: cpu.since(cpuBefore), parts });
         }
       }
       print(c, options, rounds, recorder.sampleNow);
@@ -210,8 +245,20 @@ function print(c: number, options: StepsOptions, rounds: Map<Side, SideRound[]>,
     const share = (pick: (x: (typeof parted)[number]) => number) => `${median(parted.map((x) => (100 * pick(x)) / x.wallMs)).toFixed(1)} %`;
     console.log(
       `  worker (sampling on the ${side}), the wall's parts (median share of rounds): prompt decodes ${share((x) => x.promptMs)}, generation decodes ${share((x) => x.stepMs)}, ` +
-        `KV state saves ${share((x) => x.saveMs)}, none of these ${share((x) => x.wallMs - x.promptMs - x.stepMs - x.saveMs)} (between steps, requests coming and going); ` +
+        `KV state saves ${share((x) => x.saveMs)}, none of these ${share((x) => x.wallMs - x.promptMs - x.stepMs - x.saveMs)}: ` +
+        `between generation steps ${share((x) => x.betweenStepsMs)}, next to prompt decodes and saves ${share((x) => x.aroundPromptsMs)}, before the first and after the last ${share((x) => x.edgesMs)}; ` +
         `GC pauses on the main thread ${share((x) => x.gcMs)}, during the others`,
+    );
+  }
+  for (const [side, r] of rounds) {
+    const names = [...new Set(r.flatMap((x) => [...x.cpu.keys()]))];
+    const perName = names
+      .map((name) => ({ name, ms: median(r.map((x) => x.cpu.get(name) ?? 0)) }))
+      .filter(({ ms }) => ms >= 10)
+      .sort((a, b) => b.ms - a.ms);
+    console.log(
+      `  ${side === 'llama-server' ? 'llama-server' : `worker (sampling on the ${side})`}, CPU per round (median ms; threads of this process by name, the other processes whole): ` +
+        perName.map(({ name, ms }) => `${name} ${ms.toFixed(0)}`).join(', '),
     );
   }
   const server = rounds.get('llama-server');

@@ -27,7 +27,7 @@ export function gpuOverride({ gpus, image = DEFAULT_IMAGE, isolation = 'device',
     const device = isolation === 'device' ? { driver: 'nvidia', device_ids: [String(gpu)], capabilities: ['gpu'] } : { driver: 'nvidia', count: 'all', capabilities: ['gpu'] };
     services[`inference-gpu${gpu}`] = {
       image,
-      command: ['node', 'apps/inference/dist/main.js'],
+      command: ['node', '--max-semi-space-size=32', 'apps/inference/dist/main.js'],
       restart: 'unless-stopped',
       read_only: true,
       tmpfs: ['/tmp'],
