@@ -90,9 +90,9 @@ fi
 
 if [[ $steps == *,bench,* ]]; then
   step "node-llama-cpp in-process vs llama-server"
-  # One libuv pool thread is what the worker runs (see docs/inference.md); GPU_BENCH_UV="1 4"
-  # also runs Node's default of four, for the comparison.
-  bench() { UV_THREADPOOL_SIZE=$1 GPU_BENCH_MODEL=$model LLAMA_SERVER_BIN=$bin/llama-server GPU_BENCH_JSON=$work/results/bench-uv$1.json node "$work/bench.mjs"; }
+  # One libuv pool thread and a 32 MiB young generation are what the worker runs (see
+  # docs/inference.md); GPU_BENCH_UV="1 4" also runs Node's default of four, for the comparison.
+  bench() { UV_THREADPOOL_SIZE=$1 GPU_BENCH_MODEL=$model LLAMA_SERVER_BIN=$bin/llama-server GPU_BENCH_JSON=$work/results/bench-uv$1.json node --max-semi-space-size=32 "$work/bench.mjs"; }
   for uv in ${GPU_BENCH_UV:-1}; do
     result "bench-uv$uv.txt" bench "$uv"
     cp "$work/results/bench-uv$uv.json" "$out/"
@@ -101,7 +101,7 @@ fi
 
 if [[ $steps == *,batching,* ]]; then
   step "node-llama-cpp: decode batches and waits, LlamaChat vs sequence.evaluate"
-  batching() { GPU_BENCH_MODEL=$model UV_THREADPOOL_SIZE=$1 node "$work/batching.mjs"; }
+  batching() { GPU_BENCH_MODEL=$model UV_THREADPOOL_SIZE=$1 node --max-semi-space-size=32 "$work/batching.mjs"; }
   result batching-uv1.txt batching 1
   result batching-uv4.txt batching 4
 fi
