@@ -116,8 +116,7 @@ class StepRecorder {
       ...this.saves.filter((d) => d.start >= since).map((d) => ({ ...d, step: false })),
     ].sort((a, b) => a.start - b.start);
     const first = busy[0];
-    const last = busy.at(-1);
-    if (!first || !last) return { edgesMs: until - since, betweenStepsMs: 0, aroundPromptsMs: 0 };
+    if (!first) return { edgesMs: until - since, betweenStepsMs: 0, aroundPromptsMs: 0 };
     let betweenStepsMs = 0;
     let aroundPromptsMs = 0;
     let reach = first.end;
