@@ -1,10 +1,10 @@
 /** The addon's context: `sampleTokenNow` exists only in Weft's build (scripts/llama/addon-patches). */
-interface NativeContext {
+export interface SamplingContext {
   sampleToken(batchLogitIndex: number, sampler: object, ...options: unknown[]): Promise<unknown>;
   sampleTokenNow?: (batchLogitIndex: number, sampler: object) => number;
 }
 interface ContextInternals {
-  _ctx?: NativeContext;
+  _ctx?: SamplingContext;
   dispatchPendingBatch(...args: unknown[]): unknown;
 }
 
@@ -47,20 +47,30 @@ export function patchSamplingOnTheMainThread(lib: Pick<typeof import('node-llama
   return true;
 }
 
+/**
+ * The next token from the batch just decoded: sampled on the calling thread where the binary can
+ * (a number), else as a job on libuv's pool (a promise). TokenSteps calls it directly, without
+ * the promise the routed `sampleToken` wraps its answer in.
+ */
+export function sampleNowOrQueued(native: SamplingContext, batchLogitIndex: number, sampler: object): unknown {
+  if (routing && typeof native.sampleTokenNow === 'function') return native.sampleTokenNow(batchLogitIndex, sampler);
+  return native.sampleToken(batchLogitIndex, sampler);
+}
+
 /** Whether the loaded binary samples on the calling thread (Weft's build of the addon has `sampleTokenNow`). */
 export function samplesOnTheCallingThread(llama: object): boolean {
   const bindings = (llama as { _bindings?: { AddonContext?: { prototype: object } } })._bindings;
-  return typeof (bindings?.AddonContext?.prototype as NativeContext | undefined)?.sampleTokenNow === 'function';
+  return typeof (bindings?.AddonContext?.prototype as SamplingContext | undefined)?.sampleTokenNow === 'function';
 }
 
-function routePlainSampling(native: NativeContext): void {
+function routePlainSampling(native: SamplingContext): void {
   const now = native.sampleTokenNow;
   if (typeof now !== 'function') return;
   const queued = native.sampleToken;
   // The addon's methods are read-only on its prototype: the routing is the instance's own.
   Object.defineProperty(native, 'sampleToken', {
     configurable: true,
-    value: function sampleToken(this: NativeContext, batchLogitIndex: number, sampler: object, ...options: unknown[]): Promise<unknown> {
+    value: function sampleToken(this: SamplingContext, batchLogitIndex: number, sampler: object, ...options: unknown[]): Promise<unknown> {
       if (options.length > 0 || !routing) return queued.call(this, batchLogitIndex, sampler, ...options);
       try {
         return Promise.resolve(now.call(this, batchLogitIndex, sampler));

@@ -3,9 +3,9 @@ import type { ChatWrapper, Llama, LlamaContextSequence, LlamaModel, NodeLlamaCpp
 import type { CallGrammars } from './call-grammars';
 import type { GenerationDetector, LoopInternals } from './loop-internals';
 import { alignSequence, throwIfAborted } from './sequence-steps';
+import { generateTokens, type EvaluateOptions } from './token-steps';
 
 type GrammarState = InstanceType<NodeLlamaCpp['LlamaGrammarEvaluationState']>;
-type EvaluateOptions = NonNullable<Parameters<LlamaContextSequence['evaluate']>[1]>;
 type CallSettings = ChatWrapper['settings']['functions'];
 
 /** A finished call: the function, its parsed arguments, and its text as the model sees it. */
@@ -228,7 +228,7 @@ class CallPhase {
     const all = [...this.input.context, ...callTokens];
     const pending = await alignSequence(sequence, all);
     throwIfAborted(signal);
-    const iterator = sequence.evaluate([...pending], this.input.options(grammar));
+    const iterator = await generateTokens(sequence, pending, this.input.options(grammar));
     let trail = all.slice(-DETOKENIZER_CONTEXT);
     let partial: Token[] = [];
     try {

@@ -8,11 +8,11 @@ import { alignSequence, throwIfAborted } from './sequence-steps';
 import { StartText } from './start-text';
 import { StopDetector, type TriggerSet } from './stop-detector';
 import type { StopTriggers } from './stop-triggers';
+import { generateTokens, type EvaluateOptions } from './token-steps';
 import { TokenText } from './token-text';
 
 type Grammar = InstanceType<NodeLlamaCpp['LlamaGrammar']>;
 type GrammarState = InstanceType<NodeLlamaCpp['LlamaGrammarEvaluationState']>;
-type EvaluateOptions = NonNullable<Parameters<LlamaContextSequence['evaluate']>[1]>;
 /** node-llama-cpp's branded token number. */
 type Token = ReturnType<LlamaModel['tokenize']>[number];
 
@@ -138,7 +138,7 @@ async function textPhase(input: WeftLoopInput, generated: Token[], output: Reply
     ? new input.lib.LlamaGrammarEvaluationState({ model, grammar: input.grammar })
     : undefined;
   const nl = model.tokens.nl;
-  const iterator = sequence.evaluate([...pending], evaluateOptions(input, grammarState, () => penaltyTokens(generated, nl)));
+  const iterator = await generateTokens(sequence, pending, evaluateOptions(input, grammarState, () => penaltyTokens(generated, nl)));
   try {
     for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
       throwIfAborted(signal);
