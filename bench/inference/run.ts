@@ -30,6 +30,7 @@ import { llamaServerBinary } from './llama-server-binary';
 import { OpenAiPath } from './openai';
 import { compareGenerationLoops } from './generation-loop';
 import { compareSteps } from './steps';
+import { compareTokenGenerators } from './token-generators';
 import { best, median, roundRatios, runLevel, table, type LevelResult, type RunSample } from './stats';
 import { WeftPath } from './weft';
 import { compareTracing } from './tracing';
@@ -51,13 +52,14 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
  */
 const SHORT_ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 /**
- * `short,openai,http,transcript,loops` by default; the http part alone took 25 minutes on 2 CPU cores
+ * `short,openai,http,transcript,loops,generators` by default; the http part alone took 25 minutes on 2 CPU cores
  * (see docs/inference.md). `openai` adds the OpenAI-compatible route to the short prompts and the transcript;
- * `loops` compares the worker's generation loops (generation-loop.ts). `steps` (not by default)
+ * `loops` compares the worker's generation loops (generation-loop.ts); `generators` node-llama-cpp's
+ * `sequence.evaluate` and the TokenSteps the worker's loop steps with (token-generators.ts). `steps` (not by default)
  * times each generation step and the time between two, with the worker sampling on the main
  * thread and on the pool, beside llama-server (steps.ts).
  */
-const PARTS = new Set((process.env.BENCH_PARTS ?? 'short,openai,http,transcript,loops').split(','));
+const PARTS = new Set((process.env.BENCH_PARTS ?? 'short,openai,http,transcript,loops,generators').split(','));
 
 const SYSTEM = 'You are a careful coding agent working in a TypeScript monorepo. Read before you edit, run the tests after every change, and answer briefly.';
 
@@ -88,6 +90,7 @@ async function main(): Promise<void> {
     if (PARTS.has('transcript')) await transcript(weft, openai);
     if (PARTS.has('steps')) await compareSteps(weft, server, { levels: LEVELS, rounds: ROUNDS, maxTokens: MAX_TOKENS, system: SYSTEM, requestsFor });
     if (PARTS.has('loops')) await compareGenerationLoops({ modelPath: MODEL, contextSize: CONTEXT, sequences: SEQUENCES, threads: THREADS, levels: LEVELS, maxTokens: MAX_TOKENS, system: SYSTEM });
+    if (PARTS.has('generators')) await compareTokenGenerators({ modelPath: MODEL, contextSize: CONTEXT, sequences: SEQUENCES, threads: THREADS, rounds: SHORT_ROUNDS });
   } finally {
     await server?.close();
     await http?.close();
