@@ -4,11 +4,17 @@
  * inside a decode and inside a sampling call, all from wrapping the binding's context. Configs:
  *   chat     LlamaChat per sequence, as the worker and bench/gpu/run.ts use it
  *   evaluate sequence.evaluate() with greedy sampling: node-llama-cpp's lowest public layer
+ *   steps    TokenSteps with greedy sampling, as Weft's generation loop steps a sequence, with
+ *            the worker's node-llama-cpp patches (batch gathering, sampling on the main thread)
+ * The patches are installed for every mode, so each runs node-llama-cpp as the worker runs it.
  * Run it twice with UV_THREADPOOL_SIZE unset and 16 to see whether samples wait for threads.
  *
  *   GPU_BENCH_MODEL=model.gguf node batching.mjs
  */
+import { patchBatchGathering } from '../../apps/inference/src/llama/batch-gather-patch';
+import { generateTokens } from '../../apps/inference/src/llama/generation-loop/token-steps';
 import { loadLlama } from '../../apps/inference/src/llama/llama-binary';
+import { patchSamplingOnTheMainThread } from '../../apps/inference/src/llama/sample-now-patch';
 import type { LlamaContextSequence, LlamaModel } from '../../apps/inference/src/llama/llama-runtime';
 import { table } from '../inference/stats';
 
@@ -17,7 +23,7 @@ const SEQUENCES = Number(process.env.GPU_BENCH_SEQUENCES ?? 8);
 const TOKENS = Number(process.env.GPU_BENCH_MAX_TOKENS ?? 128);
 const FLASH = process.env.GPU_BENCH_FA !== 'off';
 const THREADS = (process.env.GPU_BENCH_THREADS ?? '4').split(',').map(Number);
-const MODES = (process.env.GPU_BENCH_MODES ?? 'chat,evaluate').split(',') as ('chat' | 'evaluate')[];
+const MODES = (process.env.GPU_BENCH_MODES ?? 'chat,evaluate,steps').split(',') as ('chat' | 'evaluate' | 'steps')[];
 
 type Lib = typeof import('node-llama-cpp');
 
@@ -48,6 +54,16 @@ function probe(context: object): Probe {
       };
       if (prop === 'decodeBatch') return timed(p.decodeMs);
       if (prop === 'sampleToken') return timed(p.sampleMs);
+      // Weft's build of the addon: the same sampling, on the calling thread (TokenSteps calls it directly).
+      if (prop === 'sampleTokenNow')
+        return (...args: unknown[]) => {
+          const started = performance.now();
+          try {
+            return call(...args);
+          } finally {
+            p.sampleMs.push(performance.now() - started);
+          }
+        };
       return call;
     },
   });
@@ -59,6 +75,8 @@ const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.l
 async function main(): Promise<void> {
   if (!MODEL) throw new Error('GPU_BENCH_MODEL must be set');
   const lib: Lib = await import('node-llama-cpp');
+  patchBatchGathering(lib);
+  patchSamplingOnTheMainThread(lib);
   const llama = await loadLlama(lib, { logLevel: lib.LlamaLogLevel.error });
   const model = await llama.loadModel({ modelPath: MODEL, gpuLayers: 'auto' });
   const rows: (string | number)[][] = [];
@@ -67,7 +85,7 @@ async function main(): Promise<void> {
     for (const concurrency of [1, SEQUENCES]) {
       const context = await model.createContext({ contextSize: 2048, sequences: concurrency, flashAttention: FLASH, threads });
       const sequences = Array.from({ length: concurrency }, () => context.getSequence());
-      const run = (i: number) => (mode === 'chat' ? chat(lib, sequences[i]!, i) : evaluate(model, sequences[i]!, i));
+      const run = (i: number) => (mode === 'chat' ? chat(lib, sequences[i]!, i) : mode === 'steps' ? steps(model, sequences[i]!, i) : evaluate(model, sequences[i]!, i));
       await run(0); // warm up
       const p = probe(context);
       const started = performance.now();
@@ -111,6 +129,18 @@ async function evaluate(model: LlamaModel, sequence: LlamaContextSequence, i: nu
     if (generated.push(token) >= TOKENS) break;
   }
   return generated.length;
+}
+
+async function steps(model: LlamaModel, sequence: LlamaContextSequence, i: number): Promise<number> {
+  await sequence.clearHistory();
+  const iterator = await generateTokens(sequence, model.tokenize(`Request ${i}-${Date.now()}: summarise what file number ${i} of the project does.`), { temperature: 0 });
+  let generated = 0;
+  try {
+    while (generated < TOKENS && !(await iterator.next()).done) generated++;
+  } finally {
+    await iterator.return();
+  }
+  return generated;
 }
 
 main().catch((error: unknown) => {
