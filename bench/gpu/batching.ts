@@ -133,10 +133,15 @@ async function evaluate(model: LlamaModel, sequence: LlamaContextSequence, i: nu
 
 async function steps(model: LlamaModel, sequence: LlamaContextSequence, i: number): Promise<number> {
   await sequence.clearHistory();
-  const iterator = await generateTokens(sequence, model.tokenize(`Request ${i}-${Date.now()}: summarise what file number ${i} of the project does.`), { temperature: 0 });
+  // TokenSteps yields end-of-generation tokens; ended there, as the evaluate mode's generator ends.
+  const iterator = await generateTokens(sequence, model.tokenize(`Request ${i}-${Date.now()}: summarise what file number ${i} of the project does.`), { temperature: 0, yieldEogToken: true });
   let generated = 0;
   try {
-    while (generated < TOKENS && !(await iterator.next()).done) generated++;
+    while (generated < TOKENS) {
+      const next = await iterator.next();
+      if (next.done || model.isEogToken(next.value)) break;
+      generated++;
+    }
   } finally {
     await iterator.return();
   }

@@ -75,6 +75,13 @@ describe('TokenSteps on a real model', () => {
     expect(steps).toBeInstanceOf(TokenSteps);
   });
 
+  it('leaves a generation that ends at an end-of-generation token (no yieldEogToken) to evaluate', async () => {
+    await stepped.clearHistory();
+    const iterator = await generateTokens(stepped, prompt(), { temperature: 0 });
+    expect(iterator).not.toBeInstanceOf(TokenSteps);
+    await iterator.return();
+  });
+
   it('generates the tokens evaluate generates, greedily and sampled with a seed, and leaves the same tokens in the sequence', async () => {
     for (const options of [
       { temperature: 0, yieldEogToken: true },
@@ -129,7 +136,7 @@ describe('TokenSteps on a real model', () => {
   });
 
   it('refuses an empty start, and ends once returned', async () => {
-    await expect(generateTokens(stepped, [], { temperature: 0 })).rejects.toThrow('no tokens to evaluate');
+    await expect(generateTokens(stepped, [], { temperature: 0, yieldEogToken: true })).rejects.toThrow('no tokens to evaluate');
     await stepped.clearHistory();
     const steps = await generateTokens(stepped, prompt(), { temperature: 0, yieldEogToken: true });
     await steps.return();

@@ -65,13 +65,15 @@ function loadSamplerClass(): Promise<SamplerClass | undefined> {
 
 /**
  * The sequence's next tokens: `tokens` decoded, then one sampled token per step, as
- * `sequence.evaluate(tokens, options)` yields them (with `yieldEogToken`), through TokenSteps
- * where this node-llama-cpp has what they use, else through `evaluate` itself.
+ * `sequence.evaluate(tokens, options)` yields them, through TokenSteps where this node-llama-cpp
+ * has what they use, else through `evaluate` itself. TokenSteps yields end-of-generation tokens
+ * like any other (Weft's loop decides what ends a reply), so without `yieldEogToken` it is
+ * `evaluate`, which ends there.
  */
 export async function generateTokens(sequence: LlamaContextSequence, tokens: readonly Token[], options: EvaluateOptions): Promise<TokenIterator> {
   const Sampler = await loadSamplerClass();
   const internals = sequence as unknown as SequenceInternals;
-  if (!Sampler || !TokenSteps.fits(internals)) return sequence.evaluate([...tokens], options);
+  if (!options.yieldEogToken || !Sampler || !TokenSteps.fits(internals)) return sequence.evaluate([...tokens], options);
   return new TokenSteps(internals, Sampler, tokens, options);
 }
 
@@ -149,7 +151,9 @@ export class TokenSteps implements TokenIterator {
     const { sequence, pending } = this;
     if (sequence.disposed) throw new Error('the sequence was disposed during the generation');
     if (this.options.repeatPenalty) this.sampler.applyConfig(sequence._resolveSamplerConfig(this.options));
-    const value = this.hasRoomFor(pending.length) ? await this.decode(pending) : await this.decodeWithContextShift(pending);
+    // Logits for the last token only: it gives the next.
+    const logits = pending.map((_, i) => i === pending.length - 1);
+    const value = this.hasRoomFor(pending.length) ? await this.decode(pending, logits) : await this.decodeWithContextShift(pending, logits);
     if (value instanceof Error) throw value;
     if (typeof value !== 'number' || value === -1) throw new Error('Failed to sample next token');
     const token = value as Token;
@@ -162,16 +166,19 @@ export class TokenSteps implements TokenIterator {
     return sequence._loadedTokenPredictions.length === 0 && sequence._nextTokenIndex + count <= sequence._context.contextSize - 1;
   }
 
-  private async decode(tokens: Token[]): Promise<unknown> {
+  private get priority(): number {
+    return this.options.evaluationPriority ?? DEFAULT_PRIORITY;
+  }
+
+  private async decode(tokens: Token[], logits: boolean[]): Promise<unknown> {
     const { sequence } = this;
-    const logits = tokens.map((_, i) => i === tokens.length - 1);
     const decoded = await sequence._context._decodeTokens(
       {
         sequenceId: sequence._sequenceId,
         tokens,
         firstTokenSequenceIndex: sequence._nextTokenIndex,
         logits,
-        evaluationPriority: this.options.evaluationPriority ?? DEFAULT_PRIORITY,
+        evaluationPriority: this.priority,
         tokenMeter: sequence.tokenMeter,
         afterBatchAction: sequence._takeIntervalCheckpointIfNeededAfterBatch,
       },
@@ -183,16 +190,15 @@ export class TokenSteps implements TokenIterator {
   }
 
   /** The sequence's own decode, which frees room first by its context shift (erasing the oldest tokens by default), as evaluate's. */
-  private async decodeWithContextShift(tokens: Token[]): Promise<unknown> {
+  private async decodeWithContextShift(tokens: Token[], logits: boolean[]): Promise<unknown> {
     const sequence = this.sequence as unknown as {
       _contextShift: object;
       _decodeTokens(...args: unknown[]): Promise<unknown[]>;
     };
-    const logits = tokens.map((_, i) => i === tokens.length - 1);
     const decoded = await sequence._decodeTokens(
       tokens,
       logits,
-      this.options.evaluationPriority ?? DEFAULT_PRIORITY,
+      this.priority,
       this.sequence.tokenMeter,
       sequence._contextShift,
       this.sample,
