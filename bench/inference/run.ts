@@ -46,11 +46,12 @@ const MAX_TOKENS = Number(process.env.BENCH_MAX_TOKENS ?? 48);
 const TURNS = 10;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 /**
- * The short prompts' rounds: 5 unless BENCH_ROUNDS says otherwise. Their NATS/llama-server median
+ * The short prompts' rounds: 7 unless BENCH_ROUNDS says otherwise. Their NATS/llama-server median
  * is the benchmark's verdict on the worker's speed, and on a shared 2-core host single rounds
- * move from 0.82x to 1.13x: the median of 2 was the mean of two such draws.
+ * move from 0.8x to 1.2x: the median of 2 was the mean of two such draws, and medians of 5 in
+ * three runs an hour apart moved by 0.06x.
  */
-const SHORT_ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const SHORT_ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 /**
  * `short,openai,http,transcript,loops,generators` by default; the http part alone took 25 minutes on 2 CPU cores
  * (see docs/inference.md). `openai` adds the OpenAI-compatible route to the short prompts and the transcript;
@@ -131,13 +132,17 @@ async function shortPrompts(direct: DirectLlama, weft: WeftPath, openai: OpenAiP
   ];
   const results = sides.map(() => [] as LevelResult[]);
   const roundsByLevel: LevelResult[][][] = [];
+  // NATS and llama-server last, so that in either order they run one right after the other: the
+  // verdict is their ratio, and the load on a shared host moves from one minute to the next.
+  const paired = (side: Side) => side.name === 'NATS' || side.name === 'llama-server';
+  const runOrder = [...[...sides.entries()].filter(([, side]) => !paired(side)), ...[...sides.entries()].filter(([, side]) => paired(side))];
   for (const c of LEVELS) {
     // The sides in turn, in reverse order every other round, so no side always follows the same
     // one (a process's compute threads spin a while after its last decode); best of SHORT_ROUNDS:
     // a shared machine's background load hits all alike.
     const rounds = sides.map(() => [] as LevelResult[]);
     for (let round = 0; round < SHORT_ROUNDS; round++) {
-      const order = round % 2 === 0 ? [...sides.entries()] : [...sides.entries()].reverse();
+      const order = round % 2 === 0 ? runOrder : [...runOrder].reverse();
       for (const [s, side] of order) rounds[s]?.push(await runLevel(c, requestsFor(c), (i) => side.run(i, c, round)));
     }
     for (const [s, r] of rounds.entries()) results[s]?.push(best(r));
@@ -180,7 +185,7 @@ async function shortPrompts(direct: DirectLlama, weft: WeftPath, openai: OpenAiP
 
 /** Side `a` over side `b` in each round at each level, with the median: how far one run's ratio moves. */
 function printRoundRatios(roundsByLevel: LevelResult[][][], a: number, b: number, label: string): void {
-  console.log(`${label}, round by round (the sides ran seconds apart in each round), and the median:`);
+  console.log(`${label}, round by round (the two sides ran one right after the other in each round), and the median:`);
   for (const [level, rounds] of roundsByLevel.entries()) {
     const ratios = roundRatios(rounds[a] ?? [], rounds[b] ?? []);
     console.log(`  concurrency ${LEVELS[level]}: ${ratios.map((r) => r.toFixed(2)).join(' ')}  median ${median(ratios).toFixed(2)}x`);

@@ -28,8 +28,8 @@ interface Decode extends Span {
 }
 
 const spanMs = (spans: readonly Span[]) => spans.reduce((total, span) => total + span.end - span.start, 0);
-/** A generation step: one token for each of several sequences. */
-const isStep = (d: Decode | undefined) => d !== undefined && d.tokensPerSequence.length > 1 && d.tokensPerSequence.every((n) => n === 1);
+/** A generation step: one token for each generating sequence (at one request at a time, a batch of one token). */
+const isStep = (d: Decode | undefined) => d !== undefined && d.tokensPerSequence.length > 0 && d.tokensPerSequence.every((n) => n === 1);
 
 /**
  * Every decode of every context in this process, with the tokens each sequence put in it: the
@@ -131,7 +131,7 @@ class StepRecorder {
     return { edgesMs: first.start - since + Math.max(0, until - reach), betweenStepsMs, aroundPromptsMs };
   }
 
-  /** Generation steps (one token per sequence, several sequences) from `since`: their decode times and the gaps between consecutive ones. */
+  /** Generation steps (one token per generating sequence) from `since`: their decode times and the gaps between consecutive ones. */
   steps(since: number): { decodeMs: number[]; gapMs: number[] } {
     const decodes = this.decodes.filter((d) => d.start >= since).sort((a, b) => a.start - b.start);
     const decodeMs: number[] = [];
@@ -171,7 +171,7 @@ interface SideRound {
  * The generation step taken apart: the worker over NATS on the short prompts, with its decodes
  * timed at the native call, sampling on the main thread (Weft's build of the addon) and on
  * libuv's pool in paired rounds, and llama-server beside them. Per side, the median decode of a
- * generation step (one token for each of several sequences) and the median time from the end of
+ * generation step (one token for each generating sequence) and the median time from the end of
  * one step to the start of the next: sampling and everything else between two batches.
  * llama-server's step is its `eval time` per token, from its log. Then the worker's rounds taken
  * apart: the pool thread's prompt decodes, generation decodes and KV state saves, the rest of the

@@ -3,6 +3,7 @@ import type { ChatWrapper, Llama, LlamaContextSequence, LlamaModel, NodeLlamaCpp
 import type { CallGrammars } from './call-grammars';
 import type { GenerationDetector, LoopInternals } from './loop-internals';
 import { alignSequence, throwIfAborted } from './sequence-steps';
+import { TokenKinds } from './token-kinds';
 import { generateTokens, type EvaluateOptions } from './token-steps';
 
 type GrammarState = InstanceType<NodeLlamaCpp['LlamaGrammarEvaluationState']>;
@@ -190,7 +191,7 @@ class CallPhase {
     const [only] = part;
     return (
       suffix.hasTriggeredStops ||
-      (part.length === 1 && only !== undefined && model.isEogToken(only)) ||
+      (part.length === 1 && only !== undefined && TokenKinds.of(model).isEog(only)) ||
       resultStart.hasTriggeredStops ||
       resultStart.hasInProgressStops
     );
@@ -229,6 +230,7 @@ class CallPhase {
     const pending = await alignSequence(sequence, all);
     throwIfAborted(signal);
     const iterator = await generateTokens(sequence, pending, this.input.options(grammar));
+    const kinds = TokenKinds.of(model);
     let trail = all.slice(-DETOKENIZER_CONTEXT);
     let partial: Token[] = [];
     try {
@@ -242,7 +244,7 @@ class CallPhase {
         this.input.onToken();
         const text = model.detokenize(tokens, false, trail);
         // As LlamaChat: held for as long as the text ends inside a character, however many tokens.
-        if (!next.done && text.endsWith('\uFFFD') && !model.isSpecialToken(next.value) && !model.isEogToken(next.value)) {
+        if (!next.done && text.endsWith('\uFFFD') && !kinds.isSpecial(next.value) && !kinds.isEog(next.value)) {
           partial = tokens;
           continue;
         }

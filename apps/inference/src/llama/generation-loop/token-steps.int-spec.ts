@@ -135,6 +135,27 @@ describe('TokenSteps on a real model', () => {
     expect(stepped.contextTokens).toHaveLength(held.length + 5);
   });
 
+  it('takes no checkpoint after each batch for a model that needs none, where evaluate asks every step', async () => {
+    expect(stepped.needsCheckpoints).toBe(false);
+    const counted = (sequence: LlamaContextSequence) => {
+      const internals = sequence as unknown as { _takeIntervalCheckpointIfNeededAfterBatch: (length: number) => unknown };
+      const own = internals._takeIntervalCheckpointIfNeededAfterBatch;
+      const calls = { count: 0, restore: () => (internals._takeIntervalCheckpointIfNeededAfterBatch = own) };
+      internals._takeIntervalCheckpointIfNeededAfterBatch = (length) => (calls.count++, own(length));
+      return calls;
+    };
+    const [byEvaluate, bySteps] = [counted(evaluated), counted(stepped)];
+    try {
+      const { bySteps: tokens } = await both(prompt(), 6, { temperature: 0, yieldEogToken: true });
+      expect(tokens).toHaveLength(6);
+      expect(byEvaluate.count).toBeGreaterThanOrEqual(6);
+      expect(bySteps.count).toBe(0);
+    } finally {
+      byEvaluate.restore();
+      bySteps.restore();
+    }
+  });
+
   it('refuses an empty start, and ends once returned', async () => {
     await expect(generateTokens(stepped, [], { temperature: 0, yieldEogToken: true })).rejects.toThrow('no tokens to evaluate');
     await stepped.clearHistory();

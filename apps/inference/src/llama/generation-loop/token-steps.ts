@@ -26,7 +26,7 @@ interface QueuedDecode {
   logits: boolean[];
   evaluationPriority: number;
   tokenMeter: unknown;
-  afterBatchAction: (sequenceStateLength: number) => unknown;
+  afterBatchAction?: (sequenceStateLength: number) => unknown;
 }
 /** The value the sampling gave for each logit asked for, by the token's index in the sequence. */
 type Decoded = [number, unknown][];
@@ -44,6 +44,8 @@ interface SequenceInternals {
   readonly _context: ContextInternals;
   readonly _tokenPredictor?: unknown;
   readonly _loadedTokenPredictions: readonly unknown[];
+  /** Whether the sequence keeps checkpoints of its state (recurrent, hybrid and sliding-window models). */
+  readonly needsCheckpoints?: boolean;
   _nextTokenIndex: number;
   _contextTokens: Token[];
   _resolveSamplerConfig(options: EvaluateOptions): object;
@@ -93,6 +95,8 @@ export async function generateTokens(sequence: LlamaContextSequence, tokens: rea
  */
 export class TokenSteps implements TokenIterator {
   private readonly sampler: Sampler;
+  /** The sequence's checkpoint after each batch, where its model needs them: else nothing, as asking costs three calls into the addon per token. */
+  private readonly afterBatch?: (sequenceStateLength: number) => unknown;
   private pending: Token[];
   private closed = false;
   private inFlight?: Promise<unknown>;
@@ -122,6 +126,7 @@ export class TokenSteps implements TokenIterator {
     this.pending = [...tokens];
     this.sampler = new Sampler(sequence.model);
     this.sampler.applyConfig(sequence._resolveSamplerConfig(options));
+    if (sequence.needsCheckpoints !== false) this.afterBatch = sequence._takeIntervalCheckpointIfNeededAfterBatch;
     // Its own copy, grown in place from here on: the list it had may be held elsewhere (a state file's tokens).
     sequence._contextTokens = sequence._contextTokens.slice();
   }
@@ -180,7 +185,7 @@ export class TokenSteps implements TokenIterator {
         logits,
         evaluationPriority: this.priority,
         tokenMeter: sequence.tokenMeter,
-        afterBatchAction: sequence._takeIntervalCheckpointIfNeededAfterBatch,
+        afterBatchAction: this.afterBatch,
       },
       this.sample,
     );

@@ -8,6 +8,7 @@ import { alignSequence, throwIfAborted } from './sequence-steps';
 import { StartText } from './start-text';
 import { StopDetector, type TriggerSet } from './stop-detector';
 import type { StopTriggers } from './stop-triggers';
+import { TokenKinds } from './token-kinds';
 import { generateTokens, type EvaluateOptions } from './token-steps';
 import { TokenText } from './token-text';
 
@@ -138,15 +139,16 @@ async function textPhase(input: WeftLoopInput, generated: Token[], output: Reply
     ? new input.lib.LlamaGrammarEvaluationState({ model, grammar: input.grammar })
     : undefined;
   const nl = model.tokens.nl;
+  const kinds = TokenKinds.of(model);
   const iterator = await generateTokens(sequence, pending, evaluateOptions(input, grammarState, () => penaltyTokens(generated, nl)));
   try {
     for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
       throwIfAborted(signal);
       const token = next.value;
       input.onToken();
-      if (model.isEogToken(token)) return output.end(text.flush(), stops, 'eogToken');
+      if (kinds.isEog(token)) return output.end(text.flush(), stops, 'eogToken');
       generated.push(token);
-      const piece = text.push(token, model.isSpecialToken(token));
+      const piece = text.push(token, kinds.isSpecial(token));
       pieces.add(piece, generated.length);
       const step = stops.push(piece, [token]);
       output.add(step.release);
