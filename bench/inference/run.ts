@@ -49,7 +49,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
  * The short prompts' rounds: 7 unless BENCH_ROUNDS says otherwise. Their NATS/llama-server median
  * is the benchmark's verdict on the worker's speed, and on a shared 2-core host single rounds
  * move from 0.8x to 1.2x: the median of 2 was the mean of two such draws, and medians of 5 in
- * three runs an hour apart moved by 0.06x.
+ * three runs within an hour moved by up to 0.07x.
  */
 const SHORT_ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 /**

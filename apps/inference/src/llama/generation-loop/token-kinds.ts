@@ -2,9 +2,9 @@ import type { LlamaModel } from '../llama-runtime';
 
 /**
  * Whether a token ends a generation or is special, asked of the model once per token id. Both
- * are fixed by the vocabulary, and node-llama-cpp answers `isSpecialToken` with up to five calls
- * into the addon (the token's attributes, `isEogToken`, one or two detokenizations): with the
- * loop asking both for every generated token, they were a fifth of its time per token.
+ * are fixed by the vocabulary, and node-llama-cpp answers `isSpecialToken` with up to four calls
+ * into the addon (the token's attributes, `isEogToken`, one or two detokenizations) and
+ * `isEogToken` with one, which Weft's loop asked for every generated token.
  */
 export class TokenKinds {
   private static readonly byModel = new WeakMap<LlamaModel, TokenKinds>();

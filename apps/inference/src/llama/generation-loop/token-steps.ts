@@ -95,7 +95,7 @@ export async function generateTokens(sequence: LlamaContextSequence, tokens: rea
  */
 export class TokenSteps implements TokenIterator {
   private readonly sampler: Sampler;
-  /** The sequence's checkpoint after each batch, where its model needs them: else nothing, as asking costs three calls into the addon per token. */
+  /** The sequence's checkpoint after each batch, where its model needs them: else nothing, as asking costs two calls into the addon per token (`isHybrid`, `isRecurrent`). */
   private readonly afterBatch?: (sequenceStateLength: number) => unknown;
   private pending: Token[];
   private closed = false;
