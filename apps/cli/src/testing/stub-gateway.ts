@@ -217,7 +217,10 @@ export async function startStubGateway(options: StubGatewayOptions): Promise<Stu
       sent += 1;
       if (dropAt !== undefined && sent >= dropAt) {
         dropped = true;
-        res.socket?.end(); // flush what was written, then cut the connection mid-stream
+        // Ends the stream mid-turn, as a restarting gateway does. Not a bare socket cut: undici
+        // errors the body stream on one, and an errored stream drops the chunks not yet read, so
+        // which event the client last saw would depend on timing.
+        res.end();
       }
     };
     const start = options.ignoreResume ? undefined : (after ?? lastEventId);
