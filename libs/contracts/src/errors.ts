@@ -41,6 +41,15 @@ export const ErrorCode = {
   /** The worker serving a generation stopped heartbeating mid-stream. */
   WorkerLost: 'INFERENCE.WORKER_LOST',
   ModelDownloadFailed: 'INFERENCE.MODEL_DOWNLOAD_FAILED',
+  /**
+   * A GGUF that Weft's bounded validator refuses (at pull, or before a load): details name the part
+   * of the file (`field`) and the problem. Such a file is never handed to llama.cpp.
+   */
+  ModelFileInvalid: 'INFERENCE.MODEL_FILE_INVALID',
+  /** A pull larger than its cap (`maxSizeBytes`, by default the models volume's free space less a margin). */
+  ModelTooLarge: 'INFERENCE.MODEL_TOO_LARGE',
+  /** The models volume is full (ENOSPC): the pull stopped and its partial file was deleted. */
+  ModelsDiskFull: 'INFERENCE.MODELS_DISK_FULL',
   InvalidRequest: 'INFERENCE.INVALID_REQUEST',
   ToolArgumentsInvalid: 'INFERENCE.TOOL_ARGUMENTS_INVALID',
   ProviderFailed: 'INFERENCE.PROVIDER_FAILED',

@@ -39,7 +39,10 @@ export function statusForCode(code: ErrorCode): number {
     case ErrorCode.PayloadTooLarge:
     case ErrorCode.FileTooLarge:
     case ErrorCode.WorkspaceQuotaExceeded:
+    case ErrorCode.ModelTooLarge:
       return 413;
+    case ErrorCode.ModelFileInvalid:
+      return 422;
     case ErrorCode.QuotaExceeded:
       return 429;
     case ErrorCode.StoreUnavailable:
@@ -56,6 +59,7 @@ export function statusForCode(code: ErrorCode): number {
     case ErrorCode.ModelDownloadFailed:
       return 503;
     case ErrorCode.WorkspaceDiskFull:
+    case ErrorCode.ModelsDiskFull:
       return 507;
     case ErrorCode.ProviderFailed:
     case ErrorCode.McpToolFailed:
