@@ -44,6 +44,8 @@ export {
   cancelGenerationSchema,
   chatMessageSchema,
   contextOverflowSchema,
+  EMBED_MAX_INPUT_CHARS,
+  EMBED_MAX_INPUTS,
   embedRequestSchema,
   embedResultSchema,
   finishReasonSchema,

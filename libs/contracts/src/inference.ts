@@ -156,10 +156,25 @@ export const listModelsRequestSchema = z.object({});
 export const listModelsResultSchema = z.object({ models: z.array(modelInfoSchema) });
 export type ListModelsResult = z.infer<typeof listModelsResultSchema>;
 
+/** Texts one embedding request may hold. */
+export const EMBED_MAX_INPUTS = 256;
+/**
+ * Characters one embedding input may hold: 32 a token of the largest embedding context (8,192
+ * tokens), so that tokenizing an input on the worker's main thread stays short.
+ */
+export const EMBED_MAX_INPUT_CHARS = 262_144;
+
 export const embedRequestSchema = z.object({
   model: z.string().min(1),
   /** Texts to embed, each into one vector. */
-  input: z.array(z.string()).min(1).max(256),
+  input: z
+    .array(z.string().max(EMBED_MAX_INPUT_CHARS, `An input may hold at most ${EMBED_MAX_INPUT_CHARS} characters`))
+    .min(1)
+    .max(EMBED_MAX_INPUTS, `At most ${EMBED_MAX_INPUTS} inputs a request`),
+  /** Names this request for `weft.inference.v1.cancel`, as a generation's does. */
+  requestId: z.string().min(1).max(128).optional(),
+  /** Whose request this is: inputs of concurrent requests take turns in weighted fair order across users. */
+  user: z.object({ id: z.string().min(1).max(128), weight: z.number().int().min(1).max(100).optional() }).optional(),
 });
 export type EmbedRequest = z.infer<typeof embedRequestSchema>;
 

@@ -12,6 +12,21 @@ export interface GenerateCall {
   onModelLoading?: (loading: ModelLoadingProgress) => void;
 }
 
+/** One embedding request as a driver takes it. */
+export interface EmbedCall {
+  input: readonly string[];
+  /** Whose request it is: inputs of concurrent requests take turns in fair order across users. */
+  user?: { id: string; weight?: number };
+  /** Aborted when the caller cancels: the driver stops between two inputs. */
+  signal: AbortSignal;
+}
+
+export interface Embedded {
+  embeddings: number[][];
+  /** Tokens of all inputs together. */
+  promptTokens: number;
+}
+
 /** What drivers report to the rest of the worker (metrics). */
 export interface DriverHooks {
   modelLoaded?(modelId: string, seconds: number): void;
@@ -33,7 +48,7 @@ export interface InferenceDriver {
   /** Tokens of the rendered prompt, exactly; drivers without a tokenizer leave it out and get an estimate. */
   countTokens?(modelId: string, request: GenerateRequest): Promise<number>;
   /** One vector per input, for models declared with `embeddings: true`. */
-  embed?(modelId: string, input: readonly string[]): Promise<{ embeddings: number[][]; promptTokens: number }>;
+  embed?(modelId: string, call: EmbedCall): Promise<Embedded>;
   /** The accelerator this driver runs on, when it runs on one and has started. */
   gpu?(): Promise<GpuStatus | undefined>;
   /** The loaded models' memory budget and use, for drivers that keep one. */

@@ -30,6 +30,13 @@ interface InFlight {
   shared: SharedGeneration;
 }
 
+/** An embedding request running here: a cancel or a drain aborts it between two inputs. */
+interface RunningEmbed {
+  requestId: string;
+  abort: AbortController;
+  done: Promise<unknown>;
+}
+
 /**
  * Routes a request to the driver that serves its model and turns the result into a stream.
  * Keeps every running generation by request id, so a cancel message or a drain can end it and
@@ -38,6 +45,7 @@ interface InFlight {
 @Injectable()
 export class InferenceService implements OnApplicationShutdown {
   private readonly inFlight = new Map<string, InFlight>();
+  private readonly embeds = new Set<RunningEmbed>();
   private draining = false;
 
   constructor(
@@ -125,18 +133,34 @@ export class InferenceService implements OnApplicationShutdown {
     });
   }
 
+  /** One vector per input; cancelled like a generation, by its request id. */
   async embed(request: EmbedRequest): Promise<EmbedResult> {
+    if (this.draining) throw new AppError(ErrorCode.InferenceBusy, `Worker ${this.worker.workerId} is draining`, { draining: true }, true);
     const driver = await this.driverFor(request.model);
     if (!driver.embed) {
       throw new AppError(ErrorCode.InvalidRequest, `Model "${request.model}" does not serve embeddings`, { model: request.model });
     }
-    return { ...(await driver.embed(request.model, request.input)), workerId: this.worker.workerId };
+    const requestId = request.requestId ?? `internal-${randomUUID()}`;
+    const abort = new AbortController();
+    const done = driver.embed(request.model, { input: request.input, user: request.user, signal: abort.signal });
+    const running: RunningEmbed = { requestId, abort, done };
+    this.embeds.add(running);
+    try {
+      return { ...(await done), workerId: this.worker.workerId };
+    } catch (error) {
+      if (abort.signal.aborted) this.log.info({ requestId, model: request.model, userId: request.user?.id }, 'embedding request cancelled');
+      throw error;
+    } finally {
+      this.embeds.delete(running);
+    }
   }
 
   /** Aborts the generation with this id if it runs here; its sequence is free again at once. */
   cancel(requestId: string): boolean {
+    const embeds = [...this.embeds].filter((e) => e.requestId === requestId);
+    for (const embed of embeds) embed.abort.abort(new AppError(ErrorCode.GenerationCancelled, 'Embedding request cancelled by the caller', { requestId }));
     const running = this.inFlight.get(requestId);
-    if (!running) return false;
+    if (!running) return embeds.length > 0;
     this.log.info({ requestId }, 'cancelling generation');
     running.abort.abort(new AppError(ErrorCode.GenerationCancelled, 'Generation cancelled by the caller', { requestId }));
     return true;
@@ -148,7 +172,7 @@ export class InferenceService implements OnApplicationShutdown {
    */
   async drain(timeoutMs: number): Promise<void> {
     this.draining = true;
-    const pending = [...this.inFlight.values()];
+    const pending = [...this.inFlight.values(), ...this.embeds];
     if (pending.length === 0) return;
     this.log.info({ inFlight: pending.length, timeoutMs }, 'draining');
     let timer: NodeJS.Timeout | undefined;
@@ -159,15 +183,16 @@ export class InferenceService implements OnApplicationShutdown {
       for (const [requestId, running] of this.inFlight) {
         running.abort.abort(new AppError(ErrorCode.GenerationCancelled, 'The worker shut down before the generation ended', { requestId }, true));
       }
-      await Promise.allSettled([...this.inFlight.values()].map((p) => p.done));
+      for (const { requestId, abort } of this.embeds) abort.abort(new AppError(ErrorCode.GenerationCancelled, 'The worker shut down before the embeddings were done', { requestId }, true));
+      await Promise.allSettled([...this.inFlight.values(), ...this.embeds].map((p) => p.done));
     }
   }
 
   async onApplicationShutdown(): Promise<void> {
-    for (const running of this.inFlight.values()) {
+    for (const running of [...this.inFlight.values(), ...this.embeds]) {
       running.abort.abort(new AppError(ErrorCode.GenerationCancelled, 'The worker shut down', {}, true));
     }
-    await Promise.allSettled([...this.inFlight.values()].map((p) => p.done));
+    await Promise.allSettled([...this.inFlight.values(), ...this.embeds].map((p) => p.done));
     await Promise.all(this.drivers.map((d) => d.dispose()));
   }
 

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { AppError, ErrorCode, type GenerateRequest, type GenerateResult, type ModelInfo, type WorkerModelStatus } from '@weft/contracts';
 import type { Logger } from '@weft/logging';
-import type { DriverHooks, GenerateCall, InferenceDriver, KvStateEvent } from '../drivers/inference-driver';
+import type { DriverHooks, EmbedCall, Embedded, GenerateCall, InferenceDriver, KvStateEvent } from '../drivers/inference-driver';
 import type { ChatTemplate, LlamaModelConfig } from '../registry/models-config.schema';
 import { assertLoadableGguf } from './gguf-preflight';
 import type { LlamaBinary } from './llama-binary';
@@ -27,6 +27,8 @@ export interface LlamaDriverOptions {
   binary?: LlamaBinary;
   /** What generates replies token by token (INFERENCE_GENERATION_LOOP). */
   generationLoop?: GenerationLoop;
+  /** How long building one JSON Schema's grammar may take, off the main thread (INFERENCE_GRAMMAR_BUDGET_MS). */
+  grammarBudgetMs?: number;
   /** The loaded models' memory budget (MODELS_MAX_LOADED_BYTES, else the device less `marginBytes`) and idle TTL. */
   memory?: { maxLoadedBytes?: number; marginBytes: number; idleTtlMs: number };
   hooks?: DriverHooks;
@@ -70,7 +72,7 @@ export class LlamaDriver implements InferenceDriver {
     private readonly log: Logger,
     private readonly options: LlamaDriverOptions,
   ) {
-    this.runtime = new LlamaRuntime(log, options.binary);
+    this.runtime = new LlamaRuntime(log, options.binary, options.grammarBudgetMs);
     this.models = [...models];
     const memory = options.memory;
     this.residency = new ModelResidency({
@@ -163,14 +165,14 @@ export class LlamaDriver implements InferenceDriver {
     return this.use(modelId, (model) => model.countTokens(request));
   }
 
-  async embed(modelId: string, input: readonly string[]): Promise<{ embeddings: number[][]; promptTokens: number }> {
+  async embed(modelId: string, call: EmbedCall): Promise<Embedded> {
     const config = this.models.find((m) => m.id === modelId);
     if (config && !config.embeddings) {
       throw new AppError(ErrorCode.InvalidRequest, `Model "${modelId}" does not serve embeddings; the registry declares it without "embeddings": true`, {
         model: modelId,
       });
     }
-    return this.use(modelId, (model) => model.embed(input));
+    return this.use(modelId, (model) => model.embed(call));
   }
 
   gpu() {

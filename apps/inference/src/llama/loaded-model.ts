@@ -1,6 +1,6 @@
 import { AppError, ErrorCode, type ChatMessage, type GenerateRequest, type GenerateResult, type ToolCall } from '@weft/contracts';
 import type { Logger } from '@weft/logging';
-import type { GenerateCall, KvStateEvent } from '../drivers/inference-driver';
+import type { EmbedCall, Embedded, GenerateCall, KvStateEvent } from '../drivers/inference-driver';
 import type { LlamaModelConfig } from '../registry/models-config.schema';
 import type { JsonSchema } from '../tool-calls/grammar-schema';
 import { toToolCalls, type RawToolCall } from '../tool-calls/to-tool-calls';
@@ -13,18 +13,19 @@ import {
 } from '../tool-calls/tool-choice';
 import { toChatFunctions, toChatHistory } from './chat-history';
 import { renderContextState } from './context-state-memo';
+import { EMBEDDING_CONTEXT_MAX, EmbeddingRunner } from './embedding-runner';
 import { resolveStopTriggers, weftLoopBlocker } from './generation-loop/stop-triggers';
 import { runWeftLoop } from './generation-loop/weft-loop';
 import { WeftSetup } from './generation-loop/weft-setup';
+import { buildJsonSchemaGrammar } from './json-grammar-builder';
 import { foldMidConversationSystem, holdsMidConversationSystem } from './mid-system';
-import type { ChatWrapper, Llama, LlamaBackend, LlamaContext, LlamaContextSequence, LlamaModel, NodeLlamaCpp } from './llama-runtime';
+import type { ChatWrapper, LlamaBackend, LlamaContext, LlamaContextSequence, LlamaModel, NodeLlamaCpp } from './llama-runtime';
 import { commonPrefixLength, fitPrompt } from './prompt-fit';
 import { resolveSampling } from './sampling';
 import { SequencePool, type PoolStats, type SequenceLease } from './sequence-pool';
 import type { SessionStateStore } from './session-state-store';
 
 type ChatHistory = ReturnType<typeof toChatHistory>;
-type LlamaEmbeddingContext = Awaited<ReturnType<LlamaModel['createEmbeddingContext']>>;
 /** A compiled grammar; node-llama-cpp's JSON-schema grammar is one. */
 type JsonGrammar = InstanceType<NodeLlamaCpp['LlamaGrammar']>;
 type StopReason = 'eogToken' | 'stopGenerationTrigger' | 'functionCalls' | 'maxTokens' | 'abort' | 'customStopTrigger';
@@ -38,8 +39,6 @@ interface Reply {
   metadata: { stopReason: string };
 }
 
-/** Tokens one embedding input may take (the context is sized for one input at a time). */
-const EMBEDDING_CONTEXT_MAX = 8192;
 /** Compiled grammars kept per model (JSON-schema replies and forced tool calls repeat). */
 const GRAMMAR_CACHE_SIZE = 32;
 
@@ -61,9 +60,8 @@ interface Rendered {
 export class LoadedModel {
   private readonly pool: SequencePool<LlamaContextSequence>;
   private readonly grammars = new Map<string, Promise<JsonGrammar>>();
-  /** Created on the first embedding request; one request at a time runs in it. */
-  private embedding?: Promise<LlamaEmbeddingContext>;
-  private embeddingQueue: Promise<unknown> = Promise.resolve();
+  /** Created on the first embedding request. */
+  private embeddings?: EmbeddingRunner;
   /** The chat template renders a system message after a user turn in place (probed once). */
   private readonly holdsMidSystem: boolean;
   /** What Weft's loop needs from the chat template (call syntax and grammars, start text). */
@@ -180,29 +178,10 @@ export class LoadedModel {
     }
   }
 
-  /** One vector per input, from an embedding context beside the chat context. */
-  embed(input: readonly string[]): Promise<{ embeddings: number[][]; promptTokens: number }> {
-    const contextSize = Math.min(this.contextSize, EMBEDDING_CONTEXT_MAX);
-    this.embedding ??= this.model.createEmbeddingContext({ contextSize, threads: this.config.threads });
-    const run = this.embeddingQueue.then(async () => {
-      const context = await this.embedding!;
-      const embeddings: number[][] = [];
-      let promptTokens = 0;
-      for (const text of input) {
-        const tokens = this.model.tokenize(text);
-        if (tokens.length > contextSize) {
-          throw new AppError(ErrorCode.ContextLengthExceeded, `An input takes ${tokens.length} tokens; the embedding context holds ${contextSize}`, {
-            promptTokens: tokens.length,
-            contextSize,
-          });
-        }
-        promptTokens += tokens.length;
-        embeddings.push([...(await context.getEmbeddingFor(tokens)).vector]);
-      }
-      return { embeddings, promptTokens };
-    });
-    this.embeddingQueue = run.catch(() => undefined);
-    return run;
+  /** One vector per input, from an embedding context beside the chat context; at most `maxQueue` + 1 requests at once. */
+  embed(call: EmbedCall): Promise<Embedded> {
+    this.embeddings ??= new EmbeddingRunner(this.model, Math.min(this.contextSize, EMBEDDING_CONTEXT_MAX), this.config.threads, this.config.maxQueue + 1);
+    return this.embeddings.embed(call);
   }
 
   /** Continues raw text, or fills in the middle between `prompt` and `suffix` with the model's FIM tokens. */
@@ -308,7 +287,7 @@ export class LoadedModel {
   /** `keepStates`: the saved sessions stay on disk for the next load of the same model. */
   async dispose(keepStates = false): Promise<void> {
     if (!keepStates) await this.states?.clear();
-    if (this.embedding) await (await this.embedding.catch(() => undefined))?.dispose();
+    await this.embeddings?.dispose();
     await this.context.dispose();
     await this.model.dispose();
   }
@@ -365,15 +344,14 @@ export class LoadedModel {
     const key = JSON.stringify(schema);
     let grammar = this.grammars.get(key);
     if (!grammar) {
-      grammar = this.backend.llama
-        .createGrammarForJsonSchema(schema as Parameters<Llama['createGrammarForJsonSchema']>[0])
-        .then((compiled): JsonGrammar => compiled)
-        .catch((error: unknown) => {
-          this.grammars.delete(key);
-          throw new AppError(ErrorCode.InvalidRequest, `The JSON Schema cannot be turned into a grammar: ${errorMessage(error)}`, {}, false, {
-            cause: error,
-          });
+      // Built off the main thread within INFERENCE_GRAMMAR_BUDGET_MS; a budget refusal is already an AppError.
+      grammar = buildJsonSchemaGrammar(this.backend, schema, this.backend.grammarBudgetMs).catch((error: unknown) => {
+        this.grammars.delete(key);
+        if (error instanceof AppError) throw error;
+        throw new AppError(ErrorCode.InvalidRequest, `The JSON Schema cannot be turned into a grammar: ${errorMessage(error)}`, {}, false, {
+          cause: error,
         });
+      });
       this.grammars.set(key, grammar);
       if (this.grammars.size > GRAMMAR_CACHE_SIZE) this.grammars.delete(this.grammars.keys().next().value as string);
     } else {
