@@ -1,14 +1,17 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AppError, ErrorCode } from '@weft/contracts';
 import type { Redis } from 'ioredis';
+import { OidcUsers } from '../auth/oidc/oidc-users';
 import { RedisKeys } from '../infra/redis-keys';
 import { REDIS } from '../infra/tokens';
+import { escapeGlob } from '../storage/redis-exporter';
 import { SessionsRepository } from '../sessions/sessions.repository';
 import { WorkspacesService } from '../workspaces/workspaces.service';
 import type { User } from './users.repository';
 
 /** How long a deletion waits for the user's cancelled turns to end. */
 const TURNS_END_WAIT_MS = 15_000;
+const SCAN_COUNT = 1000;
 const RULE_LISTS = ['allow', 'ask', 'deny'] as const;
 
 export interface DeletedUser {
@@ -21,9 +24,11 @@ export interface DeletedUser {
 
 /**
  * Removes everything a user owns: sessions (histories, events, rules), workspaces (files,
- * snapshots, notes, rules), keys, limits, instructions and the user. The caller has disabled the
- * user and cancelled their turns: deletion waits for those to end, so no run writes into what is
- * being removed. Usage figures stay (they are the team's accounts) until they age out.
+ * snapshots, notes, rules), keys, limits, instructions, every other record under the user's own
+ * prefix (stored responses, quota reservations), their link to the identity provider and the user.
+ * The caller has disabled the user and cancelled their turns: deletion waits for those to end, so
+ * no run writes into what is being removed. Usage figures stay (they are the team's accounts)
+ * until they age out. The id is never given again: an SSO user signing in again is a new user.
  */
 @Injectable()
 export class UserDeletion {
@@ -32,6 +37,7 @@ export class UserDeletion {
     private readonly keys: RedisKeys,
     private readonly sessions: SessionsRepository,
     private readonly workspaces: WorkspacesService,
+    private readonly oidcUsers: OidcUsers,
   ) {}
 
   async delete(user: User): Promise<DeletedUser> {
@@ -45,8 +51,7 @@ export class UserDeletion {
     }
     const keyHashes = Object.values(await this.redis.hgetall(this.keys.userKeys(user.id)));
     // The per-minute request counters, one per limit the user was counted under.
-    const rateCounters: string[] = [];
-    for await (const batch of this.redis.scanStream({ match: `${this.keys.requestRatePrefix()}:*:${user.id}`, count: 1000 }) as AsyncIterable<string[]>) rateCounters.push(...batch);
+    const rateCounters = await this.scan(`${escapeGlob(this.keys.requestRatePrefix())}:*:${escapeGlob(user.id)}`);
     await this.redis
       .multi()
       .del(
@@ -67,7 +72,16 @@ export class UserDeletion {
       .srem(this.keys.enabledAdmins(), user.id)
       .hdel(this.keys.userNames(), user.name.toLowerCase())
       .exec();
+    // Records other features keep under the user's prefix (`user:<id>:…`): stored responses, quota reservations.
+    for (const batch of chunks(await this.scan(`${escapeGlob(this.keys.user(user.id))}:*`), SCAN_COUNT)) await this.redis.unlink(...batch);
+    await this.oidcUsers.forget(user.id);
     return { id: user.id, name: user.name, sessions: sessions.length, workspaces: workspaces.length, keys: keyHashes.length };
+  }
+
+  private async scan(match: string): Promise<string[]> {
+    const found: string[] = [];
+    for await (const batch of this.redis.scanStream({ match, count: SCAN_COUNT }) as AsyncIterable<string[]>) found.push(...batch);
+    return found;
   }
 
   private async waitForTurnsToEnd(userId: string): Promise<void> {
@@ -81,4 +95,8 @@ export class UserDeletion {
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
   }
+}
+
+function chunks<T>(items: T[], size: number): T[][] {
+  return Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
 }

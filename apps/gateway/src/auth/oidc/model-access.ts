@@ -44,6 +44,11 @@ export class ModelAccess {
     else await this.redis.hset(this.key(userId), { allow: JSON.stringify(rules.allow ?? null), deny: JSON.stringify(rules.deny) });
   }
 
+  /** Drops the rules of a deleted user. */
+  async forget(userId: string): Promise<void> {
+    await this.redis.del(this.key(userId));
+  }
+
   /** The rules stored at the user's last sign-in; undefined when they may use every model. */
   async rulesOf(userId: string): Promise<ModelRules | undefined> {
     const stored = await this.redis.hgetall(this.key(userId));

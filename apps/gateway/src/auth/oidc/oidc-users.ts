@@ -11,13 +11,31 @@ import { groupLimitsKey, quotaClassOf } from './group-limits';
 import { ModelAccess } from './model-access';
 import { OIDC_SETTINGS, type OidcSettings } from './oidc-settings';
 import { ssoProfileKey } from './sso-profiles';
+import { WebSessionsRepository } from './web-sessions.repository';
 
 /** Tries at a free user name (`ada`, `ada-2`, …) before giving up. */
 const NAME_TRIES = 20;
 
 /**
+ * Points the identity at a new user id unless another sign-in already did; answers the id it
+ * points at. KEYS: identity. ARGV: the deleted user's id, the new id.
+ */
+const REPLACE_ID_LUA = `
+local current = redis.call('GET', KEYS[1])
+if current == false or current == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2]) return ARGV[2] end
+return current
+`;
+
+/** Unlinks the identity from a user only while it still points at them. KEYS: identity. ARGV: user id. */
+const UNLINK_LUA = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`;
+
+/**
  * Weft users from the provider: found by issuer and subject, created on first sign-in (just in
  * time), their email, groups and (when WEFT_OIDC_ADMIN_GROUPS is set) role refreshed at each sign-in.
+ * A deleted user's identity is unlinked (`forget`): signing in again makes a new user with a new id.
  */
 @Injectable()
 export class OidcUsers {
@@ -26,6 +44,7 @@ export class OidcUsers {
     private readonly keys: RedisKeys,
     private readonly users: UsersRepository,
     private readonly modelAccess: ModelAccess,
+    private readonly webSessions: WebSessionsRepository,
     @Inject(OIDC_SETTINGS) private readonly settings: OidcSettings | undefined,
   ) {}
 
@@ -34,9 +53,13 @@ export class OidcUsers {
     // Claim the identity first, so two first sign-ins at once make one user.
     const candidate = newId('usr');
     const claimed = await this.redis.set(this.identityKey(identity), candidate, 'NX');
-    const userId = claimed === 'OK' ? candidate : await this.redis.get(this.identityKey(identity));
+    let userId = claimed === 'OK' ? candidate : await this.redis.get(this.identityKey(identity));
     if (!userId) throw new Error('The OIDC identity vanished while it was read');
     let user = await this.users.find(userId);
+    if (!user && (await this.wasDeleted(userId))) {
+      userId = String(await this.redis.eval(REPLACE_ID_LUA, 1, this.identityKey(identity), userId, candidate));
+      user = await this.users.find(userId);
+    }
     if (!user) user = await this.create(userId, identity, role ?? 'member');
     if (user.disabled) throw new AppError(ErrorCode.Forbidden, `Your Weft user ${user.name} is disabled; ask your admin`);
     if (role && role !== user.role) {
@@ -64,6 +87,29 @@ export class OidcUsers {
     return { email: record.email || null, groups: JSON.parse(record.groups ?? '[]') as string[] };
   }
 
+  /**
+   * Unlinks a deleted user from their identity at the provider and drops what their sign-ins
+   * stored: profile, quota class, model rules, browser sessions.
+   */
+  async forget(userId: string): Promise<void> {
+    const profile = await this.redis.hgetall(this.profileKey(userId));
+    if (profile.issuer !== undefined && profile.subject !== undefined) {
+      await this.redis.eval(UNLINK_LUA, 1, this.identityKey({ issuer: profile.issuer, subject: profile.subject }), userId);
+    }
+    await this.webSessions.destroyAllFor(userId);
+    await this.modelAccess.forget(userId);
+    await this.redis.del(this.profileKey(userId), groupLimitsKey(this.keys, userId));
+  }
+
+  /**
+   * An identity that points at a missing user whose profile is still there: deleted before
+   * deletions unlinked identities. (The profile is written after the user, so a missing user
+   * without one is a first sign-in still under way.)
+   */
+  private async wasDeleted(userId: string): Promise<boolean> {
+    return (await this.redis.hexists(this.profileKey(userId), 'subject')) === 1;
+  }
+
   private async create(userId: string, identity: OidcIdentity, role: UserRole): Promise<User> {
     const base = identity.displayName.slice(0, 90);
     for (let n = 1; n <= NAME_TRIES; n++) {
@@ -89,7 +135,7 @@ export class OidcUsers {
     return identity.groups.some((group) => adminGroups.includes(group)) ? 'admin' : 'member';
   }
 
-  private identityKey(identity: OidcIdentity): string {
+  private identityKey(identity: Pick<OidcIdentity, 'issuer' | 'subject'>): string {
     const digest = createHash('sha256').update(`${identity.issuer}\n${identity.subject}`).digest('base64url');
     return `${this.keys.prefix}oidc:identity:${digest}`;
   }

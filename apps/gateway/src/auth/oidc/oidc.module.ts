@@ -38,6 +38,6 @@ import { WebSessionsRepository } from './web-sessions.repository';
     OidcCliSignIn,
     OwnKeys,
   ],
-  exports: [WebSessionAuth, WebSessionsRepository, ModelAccess, SsoProfiles, OIDC_SETTINGS],
+  exports: [WebSessionAuth, WebSessionsRepository, ModelAccess, SsoProfiles, OidcUsers, OIDC_SETTINGS],
 })
 export class OidcModule {}
