@@ -74,7 +74,7 @@ describe('the weft command', { timeout: 30_000 }, () => {
     expect(result.stdout).toContain('Done.\n✓ done · 3 steps · 10 prompt + 5 completion tokens\n');
     expect(result.stderr).toContain('weft chat --session ses_1');
     const uploaded = await entries(gateway.uploads[0] ?? Buffer.alloc(0));
-    expect(uploaded).toEqual(expect.arrayContaining(['./a.txt', './src/b.ts']));
+    expect(uploaded).toEqual(expect.arrayContaining(['a.txt', 'src/b.ts']));
     expect(uploaded.filter((path) => /node_modules|\.git/.test(path))).toEqual([]);
   });
 

@@ -1,12 +1,14 @@
+import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { WorkspaceSyncResult } from '@weft/contracts';
 import type { ApiClient } from './api-client';
-import { packDirectory, packPaths } from './archive';
+import { packPaths } from './archive';
 import { status, type CliContext } from './context';
-import { ApiError } from './errors';
+import { ApiError, UsageError } from './errors';
 import { folderManifest } from './folder-manifest';
-import { formatBytes } from './format-bytes';
+import { ProjectFiles } from './project-files';
 import { type SyncPlan, planSync } from './sync-plan';
+import { selectionSizes, tooLargeError, uploadLine } from './upload-report';
 import { type FolderUpload, WorkspaceFolders, type WorkspaceOwner } from './workspace-folders';
 
 /** Overwritten paths named in the output; the rest are counted. */
@@ -43,8 +45,14 @@ export async function workspaceForFolder(ctx: CliContext, client: ApiClient, dir
 
 /** Uploads `dir` as a new workspace and remembers where it came from, for `weft apply` and the next `weft run`. */
 export async function uploadDirectory(ctx: CliContext, client: ApiClient, dir: string, owner?: WorkspaceOwner, why?: string): Promise<string> {
-  const archive = await packDirectory(dir);
-  status(ctx, `uploading ${dir} (${formatBytes(archive.byteLength)}) as ${why ?? 'a new workspace'}…`);
+  if (!(await stat(dir).catch(() => undefined))?.isDirectory()) throw new UsageError(`not a folder: ${dir}`);
+  const files = await ProjectFiles.open(dir);
+  const selection = await files.select();
+  const archive = await packPaths(dir, selection.entries.map((entry) => entry.path));
+  const sizes = await selectionSizes(dir, selection);
+  const { workspaceUploadMaxBytes } = await client.settings();
+  if (archive.byteLength > workspaceUploadMaxBytes) throw tooLargeError(dir, archive.byteLength, workspaceUploadMaxBytes, sizes.byPath);
+  status(ctx, `uploading ${dir} as ${why ?? 'a new workspace'}: ${uploadLine(files, selection, sizes.total, archive.byteLength)}…`);
   const workspaceId = await client.uploadArchive(archive, basename(dir));
   await new WorkspaceFolders(ctx.env).remember(workspaceId, dir, new Date(), owner ?? { gateway: client.baseUrl, userId: (await client.me()).id });
   return workspaceId;
@@ -55,7 +63,14 @@ type SyncOutcome = { synced: true } | { synced: false; gone: boolean; why: strin
 async function syncFolder(ctx: CliContext, client: ApiClient, dir: string, workspaceId: string): Promise<SyncOutcome> {
   const manifest = await client.workspaceManifest(workspaceId).catch((error: unknown) => refusal(error, workspaceId));
   if ('synced' in manifest) return manifest;
-  const plan = planSync(await folderManifest(dir), manifest.entries);
+  const files = await ProjectFiles.open(dir);
+  const local = await folderManifest(dir, (await files.select()).entries);
+  // What the workspace holds that the folder ignores (a .venv, build output) stays there.
+  const here = new Set(local.map((entry) => entry.path));
+  const onlyThere = manifest.entries.filter((entry) => !here.has(entry.path)).map((entry) => (entry.type === 'directory' ? `${entry.path}/` : entry.path));
+  const ignored = await files.ignored(onlyThere);
+  const remote = manifest.entries.filter((entry) => !ignored.has(entry.type === 'directory' ? `${entry.path}/` : entry.path));
+  const plan = planSync(local, remote);
   if (plan.send.length === 0 && plan.delete.length === 0) {
     status(ctx, `workspace ${workspaceId}: up to date with ${dir} (${plural(plan.unchanged, 'file')} unchanged)`);
     return { synced: true };

@@ -16,8 +16,16 @@ export interface GitPort {
   repositoryPrefix(): Promise<string | undefined>;
   /** Tracked files under the folder with changes that are not committed (`git status --porcelain`). */
   uncommittedChanges(): Promise<string[]>;
-  /** `git apply [--check] [--reverse] [--directory=…]` with the patch on stdin. */
-  apply(patch: string, options: { readonly check?: boolean; readonly reverse?: boolean; readonly directory?: string }): Promise<GitResult>;
+  /** `git apply [--check] [--reverse] [--directory=…] [--exclude=…]` with the patch on stdin. */
+  apply(patch: string, options: GitApplyOptions): Promise<GitResult>;
+}
+
+export interface GitApplyOptions {
+  readonly check?: boolean;
+  readonly reverse?: boolean;
+  readonly directory?: string;
+  /** Paths of the patch (relative to the folder) left unwritten. */
+  readonly exclude?: readonly string[];
 }
 
 /** The `git` on PATH, run in `cwd`. */
@@ -35,11 +43,13 @@ export class GitCli implements GitPort {
     return result.stdout.split('\n').filter((line) => line.trim() !== '').map((line) => line.slice(3));
   }
 
-  apply(patch: string, options: { check?: boolean; reverse?: boolean; directory?: string }): Promise<GitResult> {
+  apply(patch: string, options: GitApplyOptions): Promise<GitResult> {
     const args = ['apply'];
     if (options.check) args.push('--check');
     if (options.reverse) args.push('--reverse');
     if (options.directory) args.push(`--directory=${options.directory}`);
+    // git matches --exclude against the path with --directory's prefix, as a glob.
+    for (const path of options.exclude ?? []) args.push(`--exclude=${escapeGlob(`${options.directory ?? ''}${path}`)}`);
     return this.run(args, patch);
   }
 
@@ -61,4 +71,8 @@ export class GitCli implements GitPort {
       child.stdin.end(input);
     });
   }
+}
+
+function escapeGlob(path: string): string {
+  return path.replace(/[\\*?[\]]/g, (char) => `\\${char}`);
 }

@@ -8,6 +8,7 @@ import { connect, errColors, status, type CliContext } from '../context';
 import { RefusedError, UsageError } from '../errors';
 import { GitCli } from '../git';
 import { changeLines } from '../patch-summary';
+import { ProjectFiles } from '../project-files';
 import { WorkspaceFolders } from '../workspace-folders';
 
 /** Uncommitted files named when refusing; the rest are counted. */
@@ -48,7 +49,9 @@ export function applyCommand(ctx: CliContext): Command {
       if (!folder) throw new UsageError(`this machine did not upload ${workspaceId}, so the folder is unknown: pass --dir <folder>`);
       if (!(await stat(folder).catch(() => undefined))?.isDirectory()) throw new UsageError(`not a folder: ${folder}`);
       const patch = await client.patch(workspaceId);
-      report(ctx, await applyPatch(new GitCli(folder), patch, options), folder, workspaceId);
+      const files = await ProjectFiles.open(folder);
+      const result = await applyPatch(new GitCli(folder), patch, { ...options, ignored: (paths) => files.ignored(paths) });
+      report(ctx, result, folder, workspaceId);
     });
 }
 
@@ -63,6 +66,11 @@ async function workspaceOf(ctx: CliContext, client: ApiClient, folders: Workspac
 }
 
 function report(ctx: CliContext, result: ApplyResult, folder: string, workspaceId: string): void {
+  if ('leftOut' in result && result.leftOut.length > 0) {
+    const shown = result.leftOut.slice(0, MAX_LISTED_DIRTY).join(', ');
+    const more = result.leftOut.length > MAX_LISTED_DIRTY ? ` and ${result.leftOut.length - MAX_LISTED_DIRTY} more` : '';
+    status(ctx, `not written, as ${folder} ignores them (.gitignore, .weftignore): ${shown}${more}`);
+  }
   switch (result.kind) {
     case 'nothing-to-apply':
       notes(ctx, result.summary.notes);

@@ -43,7 +43,7 @@ export function workspaceCommand(ctx: CliContext): Command {
     });
   workspace
     .command('push')
-    .description('upload a folder (without .git and node_modules) as a new workspace; prints its id')
+    .description('upload a folder as a new workspace (its project files: what git ignores, .weftignore, .git and node_modules left out); prints its id')
     .argument('[dir]', 'the folder to upload', '.')
     .action(async (dir: string) => {
       const id = await uploadDirectory(ctx, await connect(ctx), resolve(ctx.cwd, dir));

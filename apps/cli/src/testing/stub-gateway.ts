@@ -100,6 +100,7 @@ export async function startStubGateway(options: StubGatewayOptions): Promise<Stu
     const route = `${req.method} ${url.pathname}`;
     if (route === 'GET /v1/me') return json(res, 200, { id: 'usr_1', name: 'ada' });
     if (route === 'GET /v1/models') return json(res, 200, { models: [{ id: 'tiny', provider: 'scripted', contextSize: 4096 }] });
+    if (route === 'GET /v1/settings') return json(res, 200, { gitImportHosts: [], workspaceUploadMaxBytes: 8 * 1024 * 1024 });
     if (route === 'POST /v1/workspaces') {
       uploads.push(body);
       return json(res, 201, { id: `ws_${uploads.length}` });

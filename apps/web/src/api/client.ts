@@ -1,7 +1,7 @@
 import { ApiCaller, type ApiTransport, type SendRequest, TRANSFER_TIMEOUT_MS, WeftApi, apiRoutes, httpErrorBodySchema } from '@weft/contracts';
 import { SESSION_CREDENTIAL, sessionHeaders } from '../signin/web-session';
 import { ApiError, NETWORK_ERROR, UNEXPECTED_RESPONSE } from './api-error';
-import type { FileEntry, Me, ServerSettings } from './schemas';
+import type { FileEntry, Me } from './schemas';
 
 /** A plain call's deadline; uploads and downloads get longer, the event stream none. */
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -24,11 +24,6 @@ export class ApiClient extends WeftApi {
     const body = JSON.stringify({ git });
     const signal = AbortSignal.timeout(TRANSFER_TIMEOUT_MS);
     return (await this.api.json(apiRoutes.createWorkspace, { query: { name }, body, contentType: 'application/json', signal })).id;
-  }
-
-  /** What this server allows: the hosts git import may clone from (none: it is off), the upload limit. */
-  settings(): Promise<ServerSettings> {
-    return this.api.json(apiRoutes.settings, {});
   }
 
   /** The conversation as JSONL (every stored event) or Markdown. */

@@ -1,6 +1,6 @@
 import type { ApiCaller } from './api-caller';
 import { apiRoutes } from './api-routes';
-import type { ChainListing, ListedModel, Me, Note, PermissionAnswer, Session, SessionSummary, TurnOptions, WorkspaceSummary } from './answers';
+import type { ChainListing, ListedModel, Me, Note, PermissionAnswer, ServerSettings, Session, SessionSummary, TurnOptions, WorkspaceSummary } from './answers';
 
 /** An upload's or a download's deadline: a large workspace on a slow link. */
 export const TRANSFER_TIMEOUT_MS = 10 * 60_000;
@@ -24,6 +24,11 @@ export class WeftApi {
   /** The caller's workspaces, newest first, with their size and last use. */
   async workspaces(): Promise<WorkspaceSummary[]> {
     return (await this.api.json(apiRoutes.workspaces, {})).workspaces;
+  }
+
+  /** What this server lets a client offer: git import hosts, the largest upload. */
+  settings(): Promise<ServerSettings> {
+    return this.api.json(apiRoutes.settings, {});
   }
 
   /** A tar.gz of the workspace's files; `name` is what the listing calls it. Answers its id. */
