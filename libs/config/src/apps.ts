@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { logEnv, natsEnv, readinessEnv, redisEnv, workerMetricsEnv, workspacesEnv } from './common';
 import { positiveInt, booleanFlag, hostList } from './fields';
 import { oidcEnv } from './oidc';
+import { requestLimitsEnv } from './request-limits';
 import { telemetryEnv } from './telemetry';
 
 export const gatewayConfigSchema = z.object({
@@ -38,6 +39,7 @@ export const gatewayConfigSchema = z.object({
   INFERENCE_TIMEOUT_MS: positiveInt().default(300_000),
   /** The largest request body of the OpenAI and Anthropic routes (the whole conversation each time). */
   COMPAT_BODY_MAX_BYTES: positiveInt().default(16 * 1024 * 1024),
+  ...requestLimitsEnv,
   /**
    * Logs, per stateless conversation, where a request changed the one before it (message index
    * and role, never content): why an agent client's prompt was evaluated again. Off by default.
@@ -223,6 +225,12 @@ const inferenceEnvSchema = z.object({
   MODELS_MEMORY_MARGIN_BYTES: z.coerce.number().int().min(0).default(1024 * 1024 * 1024),
   /** A loaded model unused for this long is unloaded (pinned ones never are); 0 keeps models loaded. */
   MODELS_IDLE_TTL_MS: z.coerce.number().int().min(0).default(0),
+  ...requestLimitsEnv,
+  /**
+   * How long building one JSON Schema's grammar may take, off the main thread; past it the request
+   * is refused (400) and the build stopped. Schemas within the REQUEST_SCHEMA_* limits take well under this.
+   */
+  INFERENCE_GRAMMAR_BUDGET_MS: positiveInt().default(2000),
 });
 
 export const inferenceConfigSchema = z.preprocess(collectApiKeys, inferenceEnvSchema);

@@ -3,3 +3,4 @@ export { gatewayConfigSchema, inferenceConfigSchema, toolsConfigSchema } from '.
 export type { GatewayConfig, InferenceConfig, ToolsConfig } from './apps';
 export { sandboxConfigSchema } from './sandbox';
 export type { SandboxConfig } from './sandbox';
+export { requestCostLimitsOf, requestLimitsEnv } from './request-limits';

@@ -162,3 +162,16 @@ export type { ManifestEntry, WorkspaceManifest, WorkspaceSyncBody, WorkspaceSync
 export { Routes } from './routes';
 export type { EventPayload, EventRoute, Route, RouteRequest, RouteResponse } from './routes';
 export * from './http';
+export {
+  DEFAULT_REQUEST_COST_LIMITS,
+  MAX_LOGIT_BIAS_ENTRIES,
+  MAX_STOP_CHARS,
+  MAX_STOP_STRINGS,
+  describeCostExcess,
+  generateRequestExcess,
+  measureSchema,
+  schemaExcessAt,
+  stopExcess,
+  toolsExcess,
+} from './request-cost';
+export type { RequestCostExcess, RequestCostLimits, SchemaExcess, SchemaMeasure } from './request-cost';

@@ -9,6 +9,7 @@ import { AnthropicErrorFilter } from './anthropic/anthropic-error.filter';
 import { AnthropicHelloController } from './anthropic/anthropic-hello.controller';
 import { AnthropicNotFound } from './anthropic/anthropic-not-found';
 import { CompatInference } from './compat-inference.service';
+import { CompatRequestLimits } from './compat-request-limits';
 import { OpenAiController } from './openai/openai.controller';
 import { OpenAiErrorFilter } from './openai/openai-error.filter';
 import { OpenAiNotFound } from './openai/openai-not-found';
@@ -23,6 +24,7 @@ import { StoredResponses } from './responses/stored-responses.service';
   controllers: [OpenAiController, ResponsesController, AnthropicController, AnthropicHelloController],
   providers: [
     CompatInference,
+    CompatRequestLimits,
     OpenAiErrorFilter,
     AnthropicErrorFilter,
     ResponseStore,

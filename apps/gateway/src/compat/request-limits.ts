@@ -1,3 +1,12 @@
+import {
+  MAX_LOGIT_BIAS_ENTRIES,
+  schemaExcessAt,
+  stopExcess,
+  toolsExcess,
+  type RequestCostExcess,
+  type RequestCostLimits,
+} from '@weft/contracts';
+
 /**
  * How much one compatible-API request may hold. Far above what agent clients send on long
  * sessions (Claude Code and Codex: hundreds to a few thousand messages or input items), far below
@@ -50,4 +59,64 @@ export function exceededLimit(body: unknown, conversationField: 'messages' | 'in
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The compatible APIs whose bodies carry schemas, stop strings or a logit bias. */
+export type CostedApi = 'chat' | 'completions' | 'responses' | 'messages';
+
+/**
+ * The first schema, tool list, stop list or logit bias of a parsed body past its cost limit
+ * (libs/contracts' request-cost.ts), with the path in the API's own field names. Runs before any
+ * schema reads the body, so a refusal costs a walk over at most the limits' worth of it.
+ */
+export function exceededCost(body: unknown, api: CostedApi, limits: RequestCostLimits): RequestCostExcess | undefined {
+  if (!isRecord(body)) return undefined;
+  const tools = Array.isArray(body.tools) ? body.tools : [];
+  const schemas = tools.map((tool: unknown, i) => toolSchemaAt(tool, i, api)).filter((entry) => entry !== undefined);
+  const format = replyFormatAt(body, api);
+  return (
+    (format && schemaExcessAt(format[1], format[0], limits)) ??
+    (tools.length > 0 ? toolsExcess(['tools'], schemas, limits) : undefined) ??
+    (api === 'messages' ? stopExcess(['stop_sequences'], body.stop_sequences) : api === 'responses' ? undefined : stopExcess(['stop'], body.stop)) ??
+    logitBiasExcess(body)
+  );
+}
+
+type Located = readonly [Array<string | number>, unknown];
+
+function toolSchemaAt(tool: unknown, i: number, api: CostedApi): Located | undefined {
+  if (!isRecord(tool)) return undefined;
+  if (api === 'messages') return tool.input_schema === undefined ? undefined : [['tools', i, 'input_schema'], tool.input_schema];
+  if (api === 'responses') return tool.parameters === undefined ? undefined : [['tools', i, 'parameters'], tool.parameters];
+  const fn = tool.function;
+  return isRecord(fn) && fn.parameters !== undefined ? [['tools', i, 'function', 'parameters'], fn.parameters] : undefined;
+}
+
+function replyFormatAt(body: Record<string, unknown>, api: CostedApi): Located | undefined {
+  const at = (holder: unknown, key: string, path: Array<string | number>): Located | undefined =>
+    isRecord(holder) && holder[key] !== undefined ? [path, holder[key]] : undefined;
+  switch (api) {
+    case 'chat': {
+      const format = body.response_format;
+      return isRecord(format) ? at(format.json_schema, 'schema', ['response_format', 'json_schema', 'schema']) : undefined;
+    }
+    case 'responses': {
+      const text = body.text;
+      return isRecord(text) ? at(text.format, 'schema', ['text', 'format', 'schema']) : undefined;
+    }
+    case 'messages': {
+      const config = body.output_config;
+      return isRecord(config) ? at(config.format, 'schema', ['output_config', 'format', 'schema']) : undefined;
+    }
+    case 'completions':
+      return undefined;
+  }
+}
+
+/** Weft reads no `logit_bias` (it is accepted and ignored), but a huge one still costs parsing: bounded. */
+function logitBiasExcess(body: Record<string, unknown>): RequestCostExcess | undefined {
+  const bias = body.logit_bias;
+  if (!isRecord(bias)) return undefined;
+  const entries = Object.keys(bias).length;
+  return entries > MAX_LOGIT_BIAS_ENTRIES ? { path: ['logit_bias'], what: 'entries', count: entries, limit: MAX_LOGIT_BIAS_ENTRIES } : undefined;
 }

@@ -6,6 +6,7 @@ import { CurrentPrincipal, type Principal } from '../../auth/principal';
 import { Route } from '../../common/api-route.decorator';
 import { ModelsService } from '../../models/models.service';
 import { CompatInference } from '../compat-inference.service';
+import { CompatRequestLimits } from '../compat-request-limits';
 import { toCompatError } from '../compat-error';
 import { openEventStream, writeEvent } from '../sse-response';
 import { anthropicErrorBody, AnthropicErrorFilter } from './anthropic-error.filter';
@@ -25,6 +26,7 @@ export class AnthropicController {
   constructor(
     private readonly inference: CompatInference,
     private readonly models: ModelsService,
+    private readonly limits: CompatRequestLimits,
   ) {}
 
   @Route(apiRoutes.anthropicModels)
@@ -36,6 +38,7 @@ export class AnthropicController {
 
   @Route(apiRoutes.anthropicMessages)
   async messages(@Body() body: unknown, @CurrentPrincipal() principal: Principal, @Res() res: Response): Promise<void> {
+    this.limits.assertWithin(body, 'messages');
     const request = parseMessagesBody(messagesRequestSchema, body);
     const generation = await this.inference.start(principal, fromMessagesRequest(request), res);
     const identity: MessageIdentity = { id: `msg_${randomBytes(12).toString('hex')}`, model: request.model };
@@ -81,6 +84,7 @@ export class AnthropicController {
   /** Tokens the prompt takes with the model's own template and tokenizer; nothing is generated. */
   @Route(apiRoutes.anthropicCountTokens)
   async countTokens(@Body() body: unknown, @CurrentPrincipal() principal: Principal, @Res() res: Response): Promise<void> {
+    this.limits.assertWithin(body, 'messages');
     const request = parseMessagesBody(countTokensRequestSchema, body);
     const generation = await this.inference.start(principal, { ...fromMessagesRequest(request), countOnly: true }, res);
     const { usage } = await generation.result();

@@ -7,6 +7,7 @@ import { LOGGER } from '../../infra/tokens';
 import { CompatInference, type StartedGeneration } from '../compat-inference.service';
 import { toCompatError } from '../compat-error';
 import { openAiErrorBody } from '../openai/openai-error.filter';
+import { CompatRequestLimits } from '../compat-request-limits';
 import { assertWithinLimits, parseBody } from '../request-fields';
 import { openEventStream, writeEvent } from '../sse-response';
 import { completedResponse, ResponseEventWriter } from './response-events';
@@ -35,6 +36,7 @@ interface Creation {
 export class ResponsesService {
   constructor(
     private readonly inference: CompatInference,
+    private readonly limits: CompatRequestLimits,
     private readonly stored: StoredResponses,
     private readonly store: ResponseStore,
     @Inject(LOGGER) private readonly log: Logger,
@@ -42,6 +44,7 @@ export class ResponsesService {
 
   async create(principal: Principal, body: unknown, res: Response): Promise<void> {
     assertWithinLimits(body, 'input');
+    this.limits.assertWithin(body, 'responses');
     const request = parseBody(responsesRequestSchema, body);
     const translated = fromResponsesRequest(request, await this.stored.history(principal.userId, request.previous_response_id));
     if (translated.tools.leftOut.length > 0) {
@@ -61,6 +64,7 @@ export class ResponsesService {
   /** Tokens the request's prompt takes with the model's own template and tokenizer; nothing is generated. */
   async inputTokens(principal: Principal, body: unknown, res: Response): Promise<void> {
     assertWithinLimits(body, 'input');
+    this.limits.assertWithin(body, 'responses');
     const request = parseBody(inputTokensRequestSchema, body);
     const { generate } = fromResponsesRequest(request, await this.stored.history(principal.userId, request.previous_response_id));
     const generation = await this.inference.start(principal, { ...generate, countOnly: true }, res);
