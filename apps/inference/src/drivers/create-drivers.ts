@@ -13,6 +13,7 @@ export interface DriverOptions {
   kvState?: LlamaDriverOptions['kvState'];
   binary?: LlamaDriverOptions['binary'];
   generationLoop?: LlamaDriverOptions['generationLoop'];
+  grammarBudgetMs?: LlamaDriverOptions['grammarBudgetMs'];
   memory?: LlamaDriverOptions['memory'];
   hooks?: DriverHooks;
   /** `*_API_KEY` variables for remote providers, by name. */

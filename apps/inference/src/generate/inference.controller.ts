@@ -13,6 +13,7 @@ import {
 import { ZodPayloadPipe } from '@weft/messaging';
 import type { Observable } from 'rxjs';
 import { InferenceService } from './inference.service';
+import { RequestCostPipe } from './request-cost.pipe';
 
 /**
  * The worker's request handlers. `generate` listens on the shared subject (queue group: any
@@ -25,7 +26,7 @@ export function createInferenceController(workerId: string): Type<unknown> {
     constructor(private readonly inference: InferenceService) {}
 
     @MessagePattern([Routes.inferenceGenerate.subject, inferenceWorkerGenerateSubject(workerId)])
-    generate(@Payload(new ZodPayloadPipe(Routes.inferenceGenerate.request)) request: GenerateRequest): Observable<GenerateChunk> {
+    generate(@Payload(new ZodPayloadPipe(Routes.inferenceGenerate.request), RequestCostPipe) request: GenerateRequest): Observable<GenerateChunk> {
       return this.inference.generate(request);
     }
 

@@ -30,6 +30,7 @@ export class InferenceModule {
                 : undefined,
               binary: config.LLAMA_BINARY,
               generationLoop: config.INFERENCE_GENERATION_LOOP,
+              grammarBudgetMs: config.INFERENCE_GRAMMAR_BUDGET_MS,
               memory: { maxLoadedBytes: config.MODELS_MAX_LOADED_BYTES || undefined, marginBytes: config.MODELS_MEMORY_MARGIN_BYTES, idleTtlMs: config.MODELS_IDLE_TTL_MS },
               hooks: {
                 modelLoaded: (model, seconds) => metrics.modelLoaded(model, seconds),

@@ -18,6 +18,8 @@ export type ChatWrapper = NonNullable<ReturnType<NodeLlamaCpp['resolveChatWrappe
 export interface LlamaBackend {
   lib: NodeLlamaCpp;
   llama: Llama;
+  /** How long building one JSON Schema's grammar may take (INFERENCE_GRAMMAR_BUDGET_MS); json-grammar-builder.ts's default when unset. */
+  grammarBudgetMs?: number;
 }
 
 /** Holds the one llama.cpp binding of this process, created on first use. */
@@ -27,6 +29,7 @@ export class LlamaRuntime {
   constructor(
     private readonly log: Logger,
     private readonly binary: LlamaBinary = 'auto',
+    private readonly grammarBudgetMs?: number,
   ) {}
 
   /** The GPU and its memory, once llama.cpp has started on one. */
@@ -90,6 +93,6 @@ export class LlamaRuntime {
     if (llama.buildType !== 'localBuild' && this.binary !== 'prebuilt' && localBuildFolder()) {
       this.log.warn({ localBuild: localBuildFolder() }, 'the llama.cpp build for this CPU failed to load: serving with the slower prebuilt binary');
     }
-    return { lib, llama };
+    return { lib, llama, grammarBudgetMs: this.grammarBudgetMs };
   }
 }
