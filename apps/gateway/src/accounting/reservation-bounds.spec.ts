@@ -1,9 +1,18 @@
 import type { GenerateRequest } from '@weft/contracts';
 import { describe, expect, it } from 'vitest';
-import { sandboxReservationMs, tokenReservation } from './reservation-bounds';
+import { embeddingReservation, sandboxReservationMs, tokenReservation } from './reservation-bounds';
 
 const request = (over: Partial<GenerateRequest> = {}): GenerateRequest => ({ model: 'm', messages: [{ role: 'user', content: 'héllo' }], ...over });
 const timeouts = { shortRunMs: 120_000, longRunThresholdMs: 60_000, longRunMs: 600_000 };
+
+describe('embeddingReservation', () => {
+  it("counts each input's UTF-8 bytes and special tokens, at most the model's context an input", () => {
+    // 'héllo' is 6 bytes, and 4 special tokens an input.
+    expect(embeddingReservation(['héllo', 'ab'], 4096)).toBe(6 + 4 + 2 + 4);
+    expect(embeddingReservation(['x'.repeat(5000), 'ab'], 4096)).toBe(4096 + 6);
+    expect(embeddingReservation(['x'.repeat(5000)], undefined)).toBe(5004);
+  });
+});
 
 describe('tokenReservation', () => {
   it('counts every UTF-8 byte of the prompt as a token, plus the template, plus max_tokens', () => {

@@ -26,6 +26,19 @@ export function tokenReservation(request: GenerateRequest, contextSize: number |
   return Math.min(prompt + reply, contextSize ?? Number.POSITIVE_INFINITY);
 }
 
+/** Tokens a tokenizer adds around one embedding input (BOS, EOS), at most. */
+const SPECIAL_TOKENS_PER_INPUT = 4;
+
+/**
+ * The most tokens an embedding request can count against the tokens-per-day quota: each input's
+ * UTF-8 bytes and special tokens, at most the model's context (a longer input is refused).
+ */
+export function embeddingReservation(input: readonly string[], contextSize: number | undefined): number {
+  let tokens = 0;
+  for (const text of input) tokens += Math.min(bytes(text) + SPECIAL_TOKENS_PER_INPUT, contextSize ?? Number.POSITIVE_INFINITY);
+  return tokens;
+}
+
 /** The gateway's sandbox settings that decide how long a run may take. */
 export interface SandboxTimeouts {
   /** SANDBOX_TIMEOUT_MS: how long the gateway waits for a short run. */

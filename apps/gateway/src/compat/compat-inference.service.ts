@@ -1,22 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import {
-  AppError,
-  ErrorCode,
-  inferenceWorkerEmbedSubject,
-  Routes,
-  type EmbedResult,
-  type GenerateChunk,
-  type GenerateRequest,
-  type GenerateResult,
-} from '@weft/contracts';
-import { RpcClient } from '@weft/messaging';
+import { AppError, ErrorCode, type EmbedResult, type GenerateChunk, type GenerateRequest, type GenerateResult } from '@weft/contracts';
 import type { Logger } from '@weft/logging';
 import type { Response } from 'express';
 import type { Principal } from '../auth/principal';
 import { GATEWAY_CONFIG, type GatewaySettings } from '../config';
+import { MeteredEmbeddings } from '../accounting/metered-embeddings';
 import { MeteredFleet } from '../accounting/metered-fleet';
-import { FleetRouter } from '../fleet/fleet-router';
 import { LOGGER } from '../infra/tokens';
 import { ModelsService } from '../models/models.service';
 import { badRequest } from './compat-error';
@@ -48,9 +38,8 @@ export interface StartOptions {
 export class CompatInference {
   constructor(
     private readonly fleet: MeteredFleet,
+    private readonly embeddings: MeteredEmbeddings,
     private readonly models: ModelsService,
-    private readonly router: FleetRouter,
-    private readonly rpc: RpcClient,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewaySettings,
     @Inject(LOGGER) private readonly log: Logger,
   ) {
@@ -60,25 +49,30 @@ export class CompatInference {
 
   private readonly promptChanges: PromptChanges | undefined;
 
-  /** Embeddings from a worker serving the model: the least loaded first, the queue group last. */
-  async embed(model: string, input: string[]): Promise<EmbedResult> {
-    const info = await this.models.assertKnown(model);
+  /**
+   * Embeddings from a worker serving the model, metered and ruled as a generation is
+   * (`MeteredEmbeddings`), and cancelled on the worker when the client disconnects.
+   */
+  async embed(principal: Principal, model: string, input: string[], res: Response): Promise<EmbedResult> {
+    const info = await this.models.assertKnown(model, principal.userId);
     if (!info.embeddings) {
-      const { models } = await this.models.list();
+      const { models } = await this.models.listFor(principal.userId);
       const serving = models.filter((m) => m.embeddings).map((m) => m.id);
       throw badRequest(`Model "${model}" does not serve embeddings; models that do: ${serving.join(', ') || '(none)'}`, 'model');
     }
-    let lastError: unknown;
-    for (const target of await this.router.plan(model)) {
-      const route = target.kind === 'worker' ? { ...Routes.inferenceEmbed, subject: inferenceWorkerEmbedSubject(target.workerId) } : Routes.inferenceEmbed;
-      try {
-        return await this.rpc.request(route, { model, input }, { timeoutMs: this.config.INFERENCE_TIMEOUT_MS });
-      } catch (error) {
-        if (!(error instanceof AppError && (error.code === ErrorCode.NoResponders || error.code === ErrorCode.InferenceBusy))) throw error;
-        lastError = error;
-      }
+    const abort = new AbortController();
+    const onClose = () => {
+      if (!res.writableFinished) abort.abort(new AppError(ErrorCode.GenerationCancelled, 'The client disconnected'));
+    };
+    res.on('close', onClose);
+    const requestId = randomUUID();
+    try {
+      const result = await this.embeddings.embed(principal.userId, { model, input, requestId }, { timeoutMs: this.config.INFERENCE_TIMEOUT_MS, signal: abort.signal });
+      this.log.info({ userId: principal.userId, model, requestId, inputs: input.length, promptTokens: result.promptTokens }, 'compatible API embeddings done');
+      return result;
+    } finally {
+      res.off('close', onClose);
     }
-    throw lastError;
   }
 
   /**
@@ -87,7 +81,7 @@ export class CompatInference {
    * generation is cancelled on the worker when the client disconnects.
    */
   async start(principal: Principal, request: Omit<GenerateRequest, 'sessionId' | 'requestId'>, res: Response, options: StartOptions = {}): Promise<StartedGeneration> {
-    await this.models.assertKnown(request.model);
+    await this.models.assertKnown(request.model, principal.userId);
     const abort = new AbortController();
     const onClose = () => {
       if (!res.writableFinished) abort.abort(new AppError(ErrorCode.GenerationCancelled, 'The client disconnected'));

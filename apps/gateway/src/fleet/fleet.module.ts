@@ -8,6 +8,7 @@ import { NatsConnectionHandle } from '../infra/nats.connection';
 import { RedisKeys } from '../infra/redis-keys';
 import { LOGGER, REDIS } from '../infra/tokens';
 import { FleetController } from './fleet.controller';
+import { FleetEmbeddings } from './fleet-embeddings.client';
 import { FleetInferenceClient } from './fleet-inference.client';
 import { FleetKeys } from './fleet-keys';
 import { FleetRegistry } from './fleet-registry';
@@ -84,6 +85,11 @@ class HeartbeatListener implements OnModuleInit, OnApplicationShutdown {
         new FleetInferenceClient(rpc, bus, registry, router, store, log.child({ component: 'fleet' })),
     },
     {
+      provide: FleetEmbeddings,
+      inject: [RpcClient, NatsEventBus, FleetRouter, LOGGER],
+      useFactory: (rpc: RpcClient, bus: NatsEventBus, router: FleetRouter, log: Logger) => new FleetEmbeddings(rpc, bus, router, log.child({ component: 'fleet' })),
+    },
+    {
       provide: ServiceLiveness,
       inject: [LOGGER],
       useFactory: (log: Logger) => new ServiceLiveness(log.child({ component: 'service-liveness' })),
@@ -91,6 +97,6 @@ class HeartbeatListener implements OnModuleInit, OnApplicationShutdown {
     HeartbeatListener,
   ],
   controllers: [FleetController],
-  exports: [FleetRegistry, FleetRouter, FleetInferenceClient, ServiceLiveness],
+  exports: [FleetRegistry, FleetRouter, FleetInferenceClient, FleetEmbeddings, ServiceLiveness],
 })
 export class FleetModule {}

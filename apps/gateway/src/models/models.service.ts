@@ -24,7 +24,7 @@ export class ModelsService {
 
   /** One model as a user asks for it: 404 when unknown, 403 naming it when their groups do not allow it. */
   async assertUsable(userId: string, modelId: string): Promise<ModelInfo> {
-    const model = await this.assertKnown(modelId);
+    const model = await this.assertKnown(modelId, userId);
     await this.access.assertAllowed(userId, modelId);
     return model;
   }
@@ -36,11 +36,15 @@ export class ModelsService {
     return { models };
   }
 
-  async assertKnown(modelId: string): Promise<ModelInfo> {
+  /**
+   * The model, or 404 `INFERENCE.UNKNOWN_MODEL` listing the known ones: those `userId`'s groups
+   * let them use, so that an error never names a model hidden from them.
+   */
+  async assertKnown(modelId: string, userId: string | undefined): Promise<ModelInfo> {
     const { models } = await this.list();
     const model = models.find((m) => m.id === modelId);
     if (model) return model;
-    const known = models.map((m) => m.id);
+    const known = (userId === undefined ? models : await this.access.filter(userId, models)).map((m) => m.id);
     throw new AppError(
       ErrorCode.UnknownModel,
       `Unknown model "${modelId}"; known models: ${known.length ? known.join(', ') : '(none)'}`,

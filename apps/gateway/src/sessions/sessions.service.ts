@@ -51,7 +51,7 @@ export class SessionsService {
     }
     await this.workspaces.assertOwned(ownerId, body.workspaceId);
     await this.workspaces.touch(body.workspaceId);
-    await this.models.assertKnown(body.model);
+    await this.models.assertKnown(body.model, ownerId);
     if (body.sandboxImage !== undefined) await this.sandbox.assertImage(body.sandboxImage);
     const session: Session = {
       id: newId('ses'),
@@ -153,7 +153,7 @@ export class SessionsService {
   async postMessage(ownerId: string, sessionId: string, body: PostMessageBody): Promise<{ turnId: string; mode: TurnMode; model: string }> {
     const session = await this.owned(ownerId, sessionId);
     await this.workspaces.touch(session.workspaceId);
-    const model = body.to === 'junior' ? await this.juniorModel() : session.model;
+    const model = body.to === 'junior' ? await this.juniorModel(ownerId) : session.model;
     const mode = body.mode ?? (session.planning ? 'plan' : 'chat');
     const turnId = await this.startTurn(ownerId, sessionId, body.content, { mode, ...(body.to ? { model } : {}) });
     return { turnId, mode, model };
@@ -175,8 +175,9 @@ export class SessionsService {
     return { turnId, chain: name, steps: chain.steps.length };
   }
 
-  private async juniorModel(): Promise<string> {
-    const { models } = await this.models.list();
+  /** Among the models the user's groups let them use, so that the error names no other. */
+  private async juniorModel(userId: string): Promise<string> {
+    const { models } = await this.models.listFor(userId);
     const junior = models.find((m) => m.roles?.includes('junior'));
     if (junior) return junior.id;
     throw new AppError(

@@ -1,13 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { Body, Controller, Param, Res, UseFilters } from '@nestjs/common';
-import { AppError, ErrorCode, type GenerateResult, type ModelInfo, apiRoutes } from '@weft/contracts';
+import { AppError, EMBED_MAX_INPUT_CHARS, EMBED_MAX_INPUTS, ErrorCode, type GenerateResult, type ModelInfo, apiRoutes } from '@weft/contracts';
 import type { Response } from 'express';
 import { z } from 'zod';
 import { CurrentPrincipal, type Principal } from '../../auth/principal';
 import { Route } from '../../common/api-route.decorator';
 import { ModelsService } from '../../models/models.service';
 import { CompatInference, type StartedGeneration } from '../compat-inference.service';
-import { CompatRequestLimits } from '../compat-request-limits';
 import { toCompatError } from '../compat-error';
 import { assertWithinLimits, parseBody } from '../request-fields';
 import { openEventStream, writeEvent } from '../sse-response';
@@ -16,10 +15,11 @@ import { chatChunk, chatCompletion, closingChunks, textCompletion, usageChunk, t
 import { completionRequestSchema, fromCompletionRequest } from './completion-request';
 import { openAiErrorBody, OpenAiErrorFilter } from './openai-error.filter';
 
-/** Texts only (token arrays are refused); at most 256 inputs a request, as the worker takes them. */
+/** Texts only (token arrays are refused), as many and as long as the worker takes them. */
+const embeddingInput = z.string().max(EMBED_MAX_INPUT_CHARS, `An input may hold at most ${EMBED_MAX_INPUT_CHARS} characters`);
 const embeddingsRequestSchema = z.object({
   model: z.string().min(1),
-  input: z.union([z.string(), z.array(z.string()).min(1).max(256)]),
+  input: z.union([embeddingInput, z.array(embeddingInput).min(1).max(EMBED_MAX_INPUTS, `At most ${EMBED_MAX_INPUTS} inputs a request`)]),
   /** The `openai` SDK asks for base64 (little-endian float32) unless told otherwise. */
   encoding_format: z.enum(['float', 'base64']).optional(),
 });
@@ -37,7 +37,6 @@ export class OpenAiController {
   constructor(
     private readonly models: ModelsService,
     private readonly inference: CompatInference,
-    private readonly limits: CompatRequestLimits,
   ) {}
 
   @Route(apiRoutes.openAiModels)
@@ -55,7 +54,6 @@ export class OpenAiController {
   @Route(apiRoutes.openAiChat)
   async chatCompletions(@Body() body: unknown, @CurrentPrincipal() principal: Principal, @Res() res: Response): Promise<void> {
     assertWithinLimits(body, 'messages');
-    this.limits.assertWithin(body, 'chat');
     const request = parseBody(chatCompletionRequestSchema, body);
     const generation = await this.inference.start(principal, fromChatCompletionRequest(request), res);
     const identity: CompletionIdentity = { id: `chatcmpl-${randomBytes(12).toString('hex')}`, model: request.model, created: Math.floor(Date.now() / 1000) };
@@ -71,10 +69,10 @@ export class OpenAiController {
   }
 
   @Route(apiRoutes.openAiEmbeddings)
-  async embeddings(@Body() body: unknown) {
+  async embeddings(@Body() body: unknown, @CurrentPrincipal() principal: Principal, @Res({ passthrough: true }) res: Response) {
     const request = parseBody(embeddingsRequestSchema, body);
     const input = typeof request.input === 'string' ? [request.input] : request.input;
-    const result = await this.inference.embed(request.model, input);
+    const result = await this.inference.embed(principal, request.model, input, res);
     return {
       object: 'list',
       data: result.embeddings.map((vector, index) => ({
@@ -91,7 +89,6 @@ export class OpenAiController {
   @Route(apiRoutes.openAiCompletions)
   async completions(@Body() body: unknown, @CurrentPrincipal() principal: Principal, @Res() res: Response): Promise<void> {
     assertWithinLimits(body, 'messages');
-    this.limits.assertWithin(body, 'completions');
     const request = parseBody(completionRequestSchema, body);
     const generation = await this.inference.start(principal, fromCompletionRequest(request), res);
     const identity: CompletionIdentity = { id: `cmpl-${randomBytes(12).toString('hex')}`, model: request.model, created: Math.floor(Date.now() / 1000) };
