@@ -34,6 +34,11 @@ export const pullModelBodySchema = z
     /** Checked instead of (or besides) what the source publishes. */
     sha256: sha256Schema.optional(),
     settings: modelSettingsSchema.optional(),
+    /**
+     * The most bytes the file may have; a larger one is refused before or while it downloads. By
+     * default the models volume's free space less 1 GiB.
+     */
+    maxSizeBytes: z.number().int().positive().optional(),
   })
   .strict();
 export type PullModelBody = z.input<typeof pullModelBodySchema>;
@@ -66,6 +71,11 @@ export const adminModelSchema = z.object({
   sha256: z.string().optional(),
   pulledAt: z.string().optional(),
   gguf: ggufFactsSchema.optional(),
+  /**
+   * The model's GGUF failed validation (INFERENCE.MODEL_FILE_INVALID): it is not loaded until the
+   * file changes. `field` names the part of the file, `reason` says what is wrong.
+   */
+  quarantined: z.object({ field: z.string(), reason: z.string() }).optional(),
 });
 export type AdminModel = z.infer<typeof adminModelSchema>;
 

@@ -6,6 +6,7 @@ import { formatBytes } from '../format-bytes';
 import { tableText } from '../table';
 import type { AdminConnect } from './admin-connect';
 import { pullWithProgress, pulledSummary } from './admin-models-progress';
+import { parseByteSize } from './byte-size';
 
 interface SettingOptions {
   contextSize?: number;
@@ -17,7 +18,7 @@ interface SettingOptions {
 const EXAMPLES = `
 Examples:
   weft admin models pull hf:bartowski/Qwen2.5-Coder-7B-Instruct-GGUF/Qwen2.5-Coder-7B-Instruct-Q4_K_M.gguf
-  weft admin models pull https://models.internal/coder.gguf --id coder --sha256 <hex>
+  weft admin models pull https://models.internal/coder.gguf --id coder --sha256 <hex> --max-size 8G
   weft admin models set coder --context-size 16384 --sequences 4
   weft admin models remove coder`;
 
@@ -30,11 +31,18 @@ export function addModelsCommands(admin: Command, ctx: CliContext, connect: Admi
       .command('pull <source>')
       .description('download hf:<owner>/<repo>/<file>.gguf or an http(s) URL with a progress bar, resume a broken download, verify size and SHA-256, register it; the fleet serves it at once')
       .option('--id <id>', 'the model id clients use (default: the file name without .gguf)')
-      .option('--sha256 <hex>', 'the SHA-256 to check (default: what the source publishes: the hub, or a .sha256 beside the URL)'),
-  ).action(async (source: string, options: SettingOptions & { id?: string; sha256?: string }) => {
+      .option('--sha256 <hex>', 'the SHA-256 to check (default: what the source publishes: the hub, or a .sha256 beside the URL)')
+      .option('--max-size <size>', 'refuse a file larger than this, e.g. 8G (default: the models volume\'s free space less 1 GiB)', parseByteSize),
+  ).action(async (source: string, options: SettingOptions & { id?: string; sha256?: string; maxSize?: number }) => {
     const client = (await connect()).models();
     const settings = settingsOf(options);
-    const model = await pullWithProgress(ctx, client, { source, ...(options.id ? { id: options.id } : {}), ...(options.sha256 ? { sha256: options.sha256 } : {}), ...(Object.keys(settings).length ? { settings } : {}) });
+    const model = await pullWithProgress(ctx, client, {
+      source,
+      ...(options.id ? { id: options.id } : {}),
+      ...(options.sha256 ? { sha256: options.sha256 } : {}),
+      ...(options.maxSize !== undefined ? { maxSizeBytes: options.maxSize } : {}),
+      ...(Object.keys(settings).length ? { settings } : {}),
+    });
     const c = outColors(ctx);
     const [first, ...rest] = pulledSummary(model);
     ctx.stdout.write(`${c.green('✓')} ${first}\n${rest.map((line) => `${c.dim(line)}\n`).join('')}`);
@@ -58,6 +66,9 @@ export function addModelsCommands(admin: Command, ctx: CliContext, connect: Admi
       }
       const columns = [{ header: 'ID' }, { header: 'ORIGIN' }, { header: 'CONTEXT', align: 'right' as const }, { header: 'SIZE', align: 'right' as const }, { header: 'TOOLS' }, { header: 'FIM' }, { header: 'SOURCE' }];
       ctx.stdout.write(tableText(columns, list.map(row), c));
+      for (const model of list) {
+        if (model.quarantined) ctx.stdout.write(`${c.red('✗')} ${model.id} is quarantined and not loaded until its file changes: ${model.quarantined.reason}\n`);
+      }
     });
 
   withSettings(models.command('set <id>').description("change a pulled model's settings; the workers reload it")).action(async (id: string, options: SettingOptions) => {

@@ -1,14 +1,23 @@
 import { stat } from 'node:fs/promises';
 import { totalmem } from 'node:os';
+import { ggufFileChecks } from '../gguf-validation/gguf-checks';
 import type { LlamaModelConfig } from '../registry/models-config.schema';
 import type { LlamaBackend } from './llama-runtime';
 
 /**
+ * node-llama-cpp's parse of a validated header is bounded by the validator's limits; this stops it
+ * (between its reads) should it run longer anyway.
+ */
+export const ESTIMATE_READ_TIMEOUT_MS = 30_000;
+
+/**
  * The memory one model takes once loaded, as node-llama-cpp estimates it from the GGUF's tensors
  * and the context it is given (all its sequences): VRAM when llama.cpp runs on a GPU, RAM on a CPU.
+ * Only a file Weft's validator passed is parsed (a refused one is an INFERENCE.MODEL_FILE_INVALID).
  */
 export async function estimateModelBytes({ lib, llama }: LlamaBackend, config: LlamaModelConfig): Promise<number> {
-  const info = await lib.readGgufFileInfo(config.path);
+  await ggufFileChecks.check(config.path);
+  const info = await lib.readGgufFileInfo(config.path, { signal: AbortSignal.timeout(ESTIMATE_READ_TIMEOUT_MS) });
   const insights = await lib.GgufInsights.from(info, llama);
   await assertWholeFile(config.path, info.infoEndOffset ?? 0, Number(info.metadata.general?.alignment ?? 32), insights.modelSize);
   const onGpu = llama.gpu !== false;

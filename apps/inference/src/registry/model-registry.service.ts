@@ -1,5 +1,5 @@
 import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { InferenceConfig } from '@weft/config';
 import { AppError, ErrorCode, Routes, type AdminModel, type ModelSettings, type PullProgress } from '@weft/contracts';
@@ -17,7 +17,8 @@ import { defaultContextSize, readGgufFacts } from './pull/gguf-facts';
 import { probeSource } from './pull/expected-digest';
 import { defaultModelId, resolveModelSource } from './pull/model-source';
 import { pullFailed } from './pull/pull-errors';
-import { downloadResumable, partialBytes } from './pull/resumable-download';
+import { downloadResumable, partialBytes, pullCap } from './pull/resumable-download';
+import { ggufFileChecks } from '../gguf-validation/gguf-checks';
 import { PulledModelsStore, type PulledModel } from './pulled-models.store';
 
 type PullBody = z.infer<typeof Routes.inferenceModelsPull.request>;
@@ -65,7 +66,8 @@ export class ModelRegistryService implements OnApplicationBootstrap, OnApplicati
 
   async list(): Promise<{ models: AdminModel[] }> {
     const pulled = await this.store.read();
-    return { models: [...this.config.models.map(adminModelOfConfig), ...pulled.map(adminModelOfPulled)] };
+    const models = [...this.config.models.map(adminModelOfConfig), ...pulled.map(adminModelOfPulled)];
+    return { models: await Promise.all(models.map((model) => this.withQuarantine(model))) };
   }
 
   pull(body: PullBody): Observable<PullProgress> {
@@ -135,12 +137,14 @@ export class ModelRegistryService implements OnApplicationBootstrap, OnApplicati
     const dest = join(this.store.modelsDir, source.file);
     try {
       const expected = await probeSource(source, body.sha256);
+      const cap = await pullCap(this.store.modelsDir, body.maxSizeBytes, await partialBytes(dest));
       emit({ type: 'started', id, url: source.url, file: source.file, totalBytes: expected.sizeBytes, resumedFrom: await partialBytes(dest), checksum: expected.checksum });
       this.log.info({ model: id, url: source.url, totalBytes: expected.sizeBytes, checksum: expected.checksum }, 'pulling model');
       const file = await downloadResumable({
         url: source.url,
         dest,
         expected,
+        cap,
         onProgress: (event) =>
           emit(
             event.phase === 'download'
@@ -174,6 +178,13 @@ export class ModelRegistryService implements OnApplicationBootstrap, OnApplicati
     } finally {
       this.pulling.delete(source.file);
     }
+  }
+
+  /** The model as listed, with why its file is refused when the validator refuses it. */
+  private async withQuarantine(model: AdminModel): Promise<AdminModel> {
+    if (model.provider !== 'llama' || !model.file || (model.origin === 'config' && model.source)) return model;
+    const problem = await ggufFileChecks.problemOf(resolve(this.store.modelsDir, model.file));
+    return problem ? { ...model, quarantined: problem } : model;
   }
 
   /** Brings the llama driver in step with the registry file: new and changed models in, removed ones out. */

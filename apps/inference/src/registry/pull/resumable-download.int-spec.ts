@@ -1,8 +1,10 @@
 import { execFile } from 'node:child_process';
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { AppError, ErrorCode } from '@weft/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ModelFileServer, startModelFileServer } from '../../../../../test/support/model-file-server';
 import { makeTempDir, makeTestModel, removeDir } from '../../testing/worker-harness';
@@ -24,7 +26,7 @@ async function failureOf(work: Promise<unknown>) {
     (err: unknown) => err,
   );
   if (!error) throw new Error('expected a failure');
-  return { reason: reasonOf(error), message: (error as Error).message };
+  return { reason: reasonOf(error), message: (error as Error).message, ...(error instanceof AppError ? { code: error.code } : {}) };
 }
 
 async function freshDir(): Promise<string> {
@@ -113,10 +115,10 @@ describe('pulling a GGUF', () => {
     expect(nowhere.message).toContain(`Cannot reach http://127.0.0.1:${port}/m.gguf (fetch failed: ECONNREFUSED)`);
 
     const missing = await failureOf(probeSource(resolveModelSource('hf:weft/tiny-GGUF/other.gguf', server.base), undefined));
-    expect(missing).toEqual({ reason: 'http-status', message: `${server.base}/weft/tiny-GGUF/resolve/main/other.gguf answered HTTP 404: no such file` });
+    expect(missing).toEqual({ reason: 'http-status', code: ErrorCode.ModelDownloadFailed, message: `${server.base}/weft/tiny-GGUF/resolve/main/other.gguf answered HTTP 404: no such file` });
   });
 
-  it('refuses a download that cannot fit, and keeps what fit when the size was not known', async () => {
+  it('refuses a download that cannot fit, and deletes what it wrote when the disk fills', async () => {
     const small = await freshDir();
     await run('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', small]);
     try {
@@ -128,12 +130,73 @@ describe('pulling a GGUF', () => {
       expect(await readdir(small)).toEqual([]);
 
       const filled = await failureOf(downloadResumable({ url, dest, expected: { checksum: 'none' } }));
-      expect(filled.reason).toBe('disk-full');
-      expect(filled.message).toContain(`the part downloaded so far is kept in ${partFileOf(dest)} and the pull resumes from it`);
-      expect(await readdir(small)).toEqual(['tiny.gguf.part']);
+      expect(filled).toEqual({ reason: 'disk-full', code: ErrorCode.ModelsDiskFull, message: `The models volume (${small}) is full. Free space or grow the volume, then pull again; the partial file is deleted` });
+      expect(await readdir(small)).toEqual([]);
     } finally {
       await run('umount', [small]);
       await rm(small, { recursive: true, force: true });
     }
   });
+  it('stops a pull past its cap and leaves nothing behind, announced or not', async () => {
+    const url = `${server.base}/files/tiny.gguf`;
+    const into = await freshDir();
+    const dest = join(into, 'tiny.gguf');
+    const cap = { bytes: 100_000, origin: 'given' as const };
+    const announced = await failureOf(downloadResumable({ url, dest, expected: { sizeBytes: server.size, checksum: 'none' }, cap }));
+    expect(announced).toEqual({ reason: 'too-large', code: ErrorCode.ModelTooLarge, message: `${url} is ${server.size} bytes, over this pull's cap of 100000 bytes (maxSizeBytes, --max-size): the download is stopped and nothing was kept` });
+
+    const before = server.requests.length;
+    const unannounced = await failureOf(downloadResumable({ url, dest, expected: { checksum: 'none' }, cap }));
+    expect(unannounced).toEqual({ reason: 'too-large', code: ErrorCode.ModelTooLarge, message: `${url} is more than 100000 bytes, over this pull's cap of 100000 bytes (maxSizeBytes, --max-size): the download is stopped and nothing was kept` });
+    expect(server.requests.slice(before)).toEqual([{ method: 'GET', path: '/files/tiny.gguf' }]);
+    expect(await readdir(into)).toEqual([]);
+  });
+
+  it('refuses a server that sends more than the length it announced, and keeps nothing', async () => {
+    const liar = await startLyingServer();
+    try {
+      const source = resolveModelSource(`${liar.base}/big.gguf`, 'https://unused.example');
+      const expected = await probeSource(source, undefined);
+      expect(expected).toEqual({ sizeBytes: 1024, checksum: 'none' });
+      const into = await freshDir();
+      const failure = await failureOf(downloadResumable({ url: source.url, dest: join(into, 'big.gguf'), expected, retries: 0 }));
+      expect(failure).toEqual({ reason: 'oversize', code: ErrorCode.ModelDownloadFailed, message: `${source.url} sent more than the 1024 bytes it announced: the download is stopped and its partial file deleted` });
+      expect(await readdir(into)).toEqual([]);
+      // The body was cancelled at once: far less than the 64 MiB the server would send was taken.
+      expect(liar.sentBytes()).toBeLessThan(64 * 1024 * 1024);
+    } finally {
+      await liar.close();
+    }
+  });
 });
+
+/** A model host that says (HEAD) a file has 1,024 bytes, then sends up to 64 MiB without a length. */
+async function startLyingServer(): Promise<{ base: string; sentBytes: () => number; close: () => Promise<void> }> {
+  let sent = 0;
+  const chunk = Buffer.alloc(64 * 1024, 7);
+  const server: Server = createHttpServer((req, res) => {
+    if (req.method === 'HEAD') return void res.writeHead(200, { 'content-length': '1024' }).end();
+    if (req.url?.endsWith('.sha256')) return void res.writeHead(404).end();
+    res.writeHead(200, { 'content-type': 'application/octet-stream' });
+    const pump = () => {
+      while (sent < 64 * 1024 * 1024) {
+        sent += chunk.length;
+        if (!res.write(chunk)) return void res.once('drain', pump);
+      }
+      res.end();
+    };
+    res.on('close', () => res.removeAllListeners('drain'));
+    pump();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    base: `http://127.0.0.1:${port}`,
+    sentBytes: () => sent,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
