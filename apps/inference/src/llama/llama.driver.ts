@@ -27,6 +27,8 @@ export interface LlamaDriverOptions {
   binary?: LlamaBinary;
   /** What generates replies token by token (INFERENCE_GENERATION_LOOP). */
   generationLoop?: GenerationLoop;
+  /** How long building one JSON Schema's grammar may take, off the main thread (INFERENCE_GRAMMAR_BUDGET_MS). */
+  grammarBudgetMs?: number;
   /** The loaded models' memory budget (MODELS_MAX_LOADED_BYTES, else the device less `marginBytes`) and idle TTL. */
   memory?: { maxLoadedBytes?: number; marginBytes: number; idleTtlMs: number };
   hooks?: DriverHooks;
@@ -70,7 +72,7 @@ export class LlamaDriver implements InferenceDriver {
     private readonly log: Logger,
     private readonly options: LlamaDriverOptions,
   ) {
-    this.runtime = new LlamaRuntime(log, options.binary);
+    this.runtime = new LlamaRuntime(log, options.binary, options.grammarBudgetMs);
     this.models = [...models];
     const memory = options.memory;
     this.residency = new ModelResidency({

@@ -17,8 +17,9 @@ import { EMBEDDING_CONTEXT_MAX, EmbeddingRunner } from './embedding-runner';
 import { resolveStopTriggers, weftLoopBlocker } from './generation-loop/stop-triggers';
 import { runWeftLoop } from './generation-loop/weft-loop';
 import { WeftSetup } from './generation-loop/weft-setup';
+import { buildJsonSchemaGrammar } from './json-grammar-builder';
 import { foldMidConversationSystem, holdsMidConversationSystem } from './mid-system';
-import type { ChatWrapper, Llama, LlamaBackend, LlamaContext, LlamaContextSequence, LlamaModel, NodeLlamaCpp } from './llama-runtime';
+import type { ChatWrapper, LlamaBackend, LlamaContext, LlamaContextSequence, LlamaModel, NodeLlamaCpp } from './llama-runtime';
 import { commonPrefixLength, fitPrompt } from './prompt-fit';
 import { resolveSampling } from './sampling';
 import { SequencePool, type PoolStats, type SequenceLease } from './sequence-pool';
@@ -343,15 +344,14 @@ export class LoadedModel {
     const key = JSON.stringify(schema);
     let grammar = this.grammars.get(key);
     if (!grammar) {
-      grammar = this.backend.llama
-        .createGrammarForJsonSchema(schema as Parameters<Llama['createGrammarForJsonSchema']>[0])
-        .then((compiled): JsonGrammar => compiled)
-        .catch((error: unknown) => {
-          this.grammars.delete(key);
-          throw new AppError(ErrorCode.InvalidRequest, `The JSON Schema cannot be turned into a grammar: ${errorMessage(error)}`, {}, false, {
-            cause: error,
-          });
+      // Built off the main thread within INFERENCE_GRAMMAR_BUDGET_MS; a budget refusal is already an AppError.
+      grammar = buildJsonSchemaGrammar(this.backend, schema, this.backend.grammarBudgetMs).catch((error: unknown) => {
+        this.grammars.delete(key);
+        if (error instanceof AppError) throw error;
+        throw new AppError(ErrorCode.InvalidRequest, `The JSON Schema cannot be turned into a grammar: ${errorMessage(error)}`, {}, false, {
+          cause: error,
         });
+      });
       this.grammars.set(key, grammar);
       if (this.grammars.size > GRAMMAR_CACHE_SIZE) this.grammars.delete(this.grammars.keys().next().value as string);
     } else {
