@@ -2,12 +2,16 @@ import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { WorkspaceSyncResult } from '@weft/contracts';
 import type { ApiClient } from './api-client';
+import { applyPatch } from './apply-patch';
 import { packPaths } from './archive';
 import { status, type CliContext } from './context';
 import { ApiError, UsageError } from './errors';
 import { folderManifest } from './folder-manifest';
+import { GitCli } from './git';
+import { summarizePatch } from './patch-summary';
 import { ProjectFiles } from './project-files';
 import { type SyncPlan, planSync } from './sync-plan';
+import { chooseForUnapplied, describePaths, type UnappliedPolicy, unappliedAtRisk } from './unapplied-changes';
 import { selectionSizes, tooLargeError, uploadLine } from './upload-report';
 import { type FolderUpload, WorkspaceFolders, type WorkspaceOwner } from './workspace-folders';
 
@@ -17,6 +21,8 @@ const SHOWN_PATHS = 5;
 export interface FolderWorkspaceOptions {
   /** Upload a new workspace even if this folder has one (`--new-workspace`). */
   readonly fresh?: boolean;
+  /** Changes in the workspace that the folder lacks and a sync would replace: ask (the default), keep them, or discard them. */
+  readonly unapplied?: UnappliedPolicy;
 }
 
 /**
@@ -34,7 +40,7 @@ export async function workspaceForFolder(ctx: CliContext, client: ApiClient, dir
     const why = uploads[0] ? `a new workspace: this folder's ${uploads[0].workspaceId} ${elsewhere(uploads[0], owner)}` : undefined;
     return uploadDirectory(ctx, client, dir, owner, why);
   }
-  const outcome = await syncFolder(ctx, client, dir, candidate.workspaceId);
+  const outcome = await syncFolder(ctx, client, dir, candidate.workspaceId, options.unapplied ?? 'ask');
   if (outcome.synced) {
     await folders.remember(candidate.workspaceId, dir, new Date(), owner);
     return candidate.workspaceId;
@@ -60,7 +66,7 @@ export async function uploadDirectory(ctx: CliContext, client: ApiClient, dir: s
 
 type SyncOutcome = { synced: true } | { synced: false; gone: boolean; why: string };
 
-async function syncFolder(ctx: CliContext, client: ApiClient, dir: string, workspaceId: string): Promise<SyncOutcome> {
+async function syncFolder(ctx: CliContext, client: ApiClient, dir: string, workspaceId: string, unapplied: UnappliedPolicy): Promise<SyncOutcome> {
   const manifest = await client.workspaceManifest(workspaceId).catch((error: unknown) => refusal(error, workspaceId));
   if ('synced' in manifest) return manifest;
   const files = await ProjectFiles.open(dir);
@@ -74,6 +80,19 @@ async function syncFolder(ctx: CliContext, client: ApiClient, dir: string, works
   if (plan.send.length === 0 && plan.delete.length === 0) {
     status(ctx, `workspace ${workspaceId}: up to date with ${dir} (${plural(plan.unchanged, 'file')} unchanged)`);
     return { synced: true };
+  }
+  const patch = await client.patch(workspaceId);
+  const atRisk = unappliedAtRisk(summarizePatch(patch).files.map((file) => file.path), plan);
+  if (atRisk.length > 0) {
+    const choice = await chooseForUnapplied(ctx, workspaceId, atRisk, unapplied);
+    const kept = `${workspaceId} holds changes not applied here (${describePaths(atRisk)}), kept there: \`weft apply ${workspaceId}\` writes them here`;
+    if (choice === 'keep') return { synced: false, gone: false, why: kept };
+    if (choice === 'apply') {
+      const result = await applyPatch(new GitCli(dir), patch, { ignored: (paths) => files.ignored(paths) });
+      if (result.kind !== 'applied' && result.kind !== 'already-applied') return { synced: false, gone: false, why: `${kept} (they do not apply cleanly: ${result.kind})` };
+      status(ctx, `applied ${result.summary.files.length} changed file${result.summary.files.length === 1 ? '' : 's'} of ${workspaceId} to ${dir}`);
+      return syncFolder(ctx, client, dir, workspaceId, 'keep');
+    }
   }
   const archive = plan.send.length > 0 ? (await packPaths(dir, plan.send)).toString('base64') : undefined;
   const result = await client.syncWorkspace(workspaceId, { archiveBase64: archive, deleted: [...plan.delete] }).catch((error: unknown) => refusal(error, workspaceId));
@@ -90,8 +109,7 @@ function report(ctx: CliContext, workspaceId: string, plan: SyncPlan, result: Wo
   const more = result.overwritten.length > SHOWN_PATHS ? ` and ${result.overwritten.length - SHOWN_PATHS} more` : '';
   status(
     ctx,
-    `the folder's version replaced ${plural(result.overwritten.length, 'path')} changed in the workspace since the last upload: ${shown}${more} ` +
-      '(`weft apply` before `weft run` keeps such changes; `--new-workspace` starts afresh)',
+    `the folder's version replaced ${plural(result.overwritten.length, 'path')} changed in the workspace since the last upload: ${shown}${more}`,
   );
 }
 

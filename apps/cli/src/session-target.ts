@@ -14,6 +14,8 @@ export interface SessionTargetOptions {
   readonly session?: string;
   /** Upload `dir` as a new workspace even if it was uploaded before. */
   readonly newWorkspace?: boolean;
+  /** Let the sync replace changes in the workspace that were never applied to `dir`, without asking. */
+  readonly discardUnapplied?: boolean;
   /** Print answers as written, without rendering their Markdown. */
   readonly raw?: boolean;
 }
@@ -38,7 +40,7 @@ export async function openSession(
 
 /** `--workspace`, or the workspace of `--dir` (default: cwd): the one it was uploaded to, synced, or a new upload. */
 export async function openWorkspace(ctx: CliContext, client: ApiClient, options: SessionTargetOptions): Promise<string> {
-  return options.workspace ?? (await workspaceForFolder(ctx, client, resolve(ctx.cwd, options.dir ?? '.'), { fresh: options.newWorkspace }));
+  return options.workspace ?? (await workspaceForFolder(ctx, client, resolve(ctx.cwd, options.dir ?? '.'), { fresh: options.newWorkspace, unapplied: options.discardUnapplied ? 'discard' : 'ask' }));
 }
 
 async function defaultModel(ctx: CliContext, client: ApiClient): Promise<string> {

@@ -83,16 +83,32 @@ describe('weft run in a folder it uploaded before', () => {
     expect(theirs.stderr).toContain(`a new workspace: this folder's ${gone.workspaceId} belongs to another user`);
   });
 
-  it("replaces the workspace's own changes with the folder's version and names them", async () => {
+  it("keeps the workspace's unapplied changes and uploads anew; replaces them only when told to discard them", async () => {
     const f = await stack.client.fixture(`sync-agent-${stack.testId}`);
     const dir = await folder({ 'a.txt': 'one\n', 'b.txt': 'b\n' });
     const { workspaceId } = await run(f.key, dir);
     // What an agent wrote there and nobody applied here.
     await writeFile(join(stack.workspaces, workspaceId, 'a.txt'), 'the agent was here\n');
-    await writeFile(join(stack.workspaces, workspaceId, 'scratch.txt'), 'agent notes\n');
+    await writeFile(join(stack.workspaces, workspaceId, 'NOTES.md'), 'agent notes\n');
+    const file = async (id: string, path: string) =>
+      (await fetch(`${stack.gateway.base}/v1/workspaces/${id}/files/${path}`, { headers: { authorization: `Bearer ${f.key}` } })).text();
+
+    // No one to ask (no terminal): the changes stay where they are, and this run gets a new upload.
     const again = await run(f.key, dir);
-    expect(again.stderr).toContain(`workspace ${workspaceId}: sent 1 changed file, removed 1, 1 unchanged`);
-    expect(again.stderr).toContain("the folder's version replaced 2 paths changed in the workspace since the last upload: a.txt, scratch.txt");
+    expect(again.workspaceId).not.toBe(workspaceId);
+    expect(again.stderr).toContain(
+      `as a new workspace: ${workspaceId} holds changes not applied here (NOTES.md, a.txt), kept there: \`weft apply ${workspaceId}\` writes them here`,
+    );
+    expect(await file(workspaceId, 'a.txt')).toBe('the agent was here\n');
+    expect(await file(workspaceId, 'NOTES.md')).toBe('agent notes\n');
+
+    // Only an explicit discard lets the folder's version replace them.
+    expect((await weft(['workspace', 'delete', again.workspaceId], env(f.key))).code).toBe(0);
+    const discarded = await run(f.key, dir, '--discard-unapplied');
+    expect(discarded.workspaceId).toBe(workspaceId);
+    expect(discarded.stderr).toContain(`workspace ${workspaceId}: sent 1 changed file, removed 1, 1 unchanged`);
+    expect(discarded.stderr).toContain("the folder's version replaced 2 paths changed in the workspace since the last upload: NOTES.md, a.txt");
+    expect(await file(workspaceId, 'a.txt')).toBe('one\n');
   });
 
   it('uploads a new workspace, saying why, while a turn runs in the folder\'s workspace', async () => {

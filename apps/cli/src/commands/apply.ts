@@ -18,6 +18,7 @@ interface ApplyCommandOptions {
   readonly dir?: string;
   readonly force?: boolean;
   readonly dryRun?: boolean;
+  readonly check?: boolean;
 }
 
 export function applyCommand(ctx: CliContext): Command {
@@ -27,6 +28,7 @@ export function applyCommand(ctx: CliContext): Command {
     .option('-d, --dir <folder>', 'write into this folder instead (a copy of what was uploaded)')
     .option('--force', 'apply even though tracked files in the folder have uncommitted changes')
     .option('--dry-run', 'check that the changes apply and list them, writing nothing')
+    .option('--check', 'the same as --dry-run')
     .addHelpText(
       'after',
       [
@@ -50,7 +52,7 @@ export function applyCommand(ctx: CliContext): Command {
       if (!(await stat(folder).catch(() => undefined))?.isDirectory()) throw new UsageError(`not a folder: ${folder}`);
       const patch = await client.patch(workspaceId);
       const files = await ProjectFiles.open(folder);
-      const result = await applyPatch(new GitCli(folder), patch, { ...options, ignored: (paths) => files.ignored(paths) });
+      const result = await applyPatch(new GitCli(folder), patch, { force: options.force, dryRun: options.dryRun ?? options.check, ignored: (paths) => files.ignored(paths) });
       report(ctx, result, folder, workspaceId);
     });
 }

@@ -53,8 +53,9 @@ export function workspaceCommand(ctx: CliContext): Command {
     .command('sync')
     .description('send what changed in a folder to the workspace it was uploaded to (a new upload the first time); prints its id')
     .argument('[dir]', 'the folder', '.')
-    .action(async (dir: string) => {
-      const id = await workspaceForFolder(ctx, await connect(ctx), resolve(ctx.cwd, dir));
+    .option('--discard-unapplied', "let the folder's version replace changes in the workspace that were never applied here")
+    .action(async (dir: string, options: { discardUnapplied?: boolean }) => {
+      const id = await workspaceForFolder(ctx, await connect(ctx), resolve(ctx.cwd, dir), { unapplied: options.discardUnapplied ? 'discard' : 'ask' });
       ctx.stdout.write(`${id}\n`);
     });
   workspace
