@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AppError, ErrorCode } from '@weft/contracts';
 import fc from 'fast-check';
@@ -45,6 +45,13 @@ describe('the GGUF validator', () => {
     expect(header.metadata.get('general.architecture')?.value).toBe('llama');
     expect(header.metadata.get('tokenizer.ggml.tokens')).toMatchObject({ arrayOf: 8 });
     expect(typeof header.metadata.get('tokenizer.chat_template')?.value).toBe('string');
+  });
+
+  it('calls a copy of a real model cut short truncated', async () => {
+    const whole = await readFile(await makeTestModel(dir, 'medium.gguf', ['--layers', '4', '--embedding', '128', '--feed-forward', '256']));
+    for (const length of [100_000, whole.length - 1]) {
+      expect(await outcome(await fileOf(whole.subarray(0, length)))).toMatchObject({ ok: false, message: expect.stringContaining('the GGUF is truncated') });
+    }
   });
 
   it('accepts a small crafted GGUF', async () => {
