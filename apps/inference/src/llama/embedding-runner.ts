@@ -11,6 +11,11 @@ type Tokens = ReturnType<LlamaModel['tokenize']>;
 export const EMBEDDING_CONTEXT_MAX = 8192;
 /** Tokens all the inputs of one request may take together: the most evaluation one request asks for. */
 export const EMBED_MAX_REQUEST_TOKENS = 131_072;
+/**
+ * Numbers one reply may carry (inputs × the model's vector size): about 20 bytes each as JSON,
+ * so the reply stays well under NATS's 16 MB message limit instead of failing once the work is done.
+ */
+export const EMBED_MAX_REPLY_VALUES = 524_288;
 
 /**
  * A model's embeddings, in a context of their own beside the chat context. Every input is
@@ -37,6 +42,11 @@ export class EmbeddingRunner {
   async embed({ input, user, signal }: EmbedCall): Promise<Embedded> {
     if (this.admitted >= this.maxRequests) {
       throw new AppError(ErrorCode.InferenceBusy, `${this.admitted} embedding requests already run or wait for this model`, { queued: this.admitted, maxRequests: this.maxRequests }, true);
+    }
+    const size = this.model.embeddingVectorSize;
+    if (input.length * size > EMBED_MAX_REPLY_VALUES) {
+      const most = Math.max(1, Math.floor(EMBED_MAX_REPLY_VALUES / size));
+      throw new AppError(ErrorCode.InvalidRequest, `This model's vectors hold ${size} numbers: at most ${most} inputs a request`, { param: 'input', maxInputs: most, vectorSize: size });
     }
     this.admitted++;
     try {
