@@ -8,7 +8,7 @@ FROM ${NODE_IMAGE}
 RUN apt-get update && apt-get install -y --no-install-recommends ripgrep git \
  && rm -rf /var/lib/apt/lists/* /usr/lib/x86_64-linux-gnu/perl/*/CORE/*.h
 RUN groupadd --gid 10001 weft && useradd --uid 10001 --gid 10001 --no-create-home weft \
- && mkdir -p /var/lib/weft/workspaces /var/lib/weft/models /var/lib/weft/kv-state \
+ && mkdir -p /var/lib/weft/workspaces /var/lib/weft/models /var/lib/weft/kv-state /var/lib/weft/backup \
  && chown -R 10001:10001 /var/lib/weft
 WORKDIR /app
 COPY --chown=0:0 . /app

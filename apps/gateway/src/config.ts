@@ -14,6 +14,12 @@ export const gatewaySettingsSchema = gatewayConfigSchema.extend({
   WORKSPACE_EXPIRY_INTERVAL_MS: z.coerce.number().int().min(100).default(60 * 60_000),
   /** How long a response stored by the OpenAI Responses API (`store`) is kept, as OpenAI keeps them. */
   OPENAI_RESPONSES_TTL_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  /**
+   * Where a backup is built and a restore unpacked, each in its own folder removed when it ends.
+   * A disk, not memory: the compose file mounts a volume here. Unset: the system's temporary
+   * folder, which is memory where /tmp is a tmpfs.
+   */
+  BACKUP_STAGING_DIR: z.string().min(1).optional(),
 });
 export type GatewaySettings = z.infer<typeof gatewaySettingsSchema>;
 

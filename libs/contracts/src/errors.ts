@@ -95,6 +95,12 @@ export const ErrorCode = {
   ChainInvalid: 'AGENT.CHAIN_INVALID',
   /** A task for the junior model, or a delegation, with no model of that role being served. */
   NoModelForRole: 'AGENT.NO_MODEL_FOR_ROLE',
+  /** Another restore (on any replica) is unpacking or loading its backup: one at a time. */
+  RestoreInProgress: 'STORAGE.RESTORE_IN_PROGRESS',
+  /** The body of a restore is not a Weft backup: not a tar.gz, cut short, or without its manifest. Details name the `problem`. */
+  BackupInvalid: 'STORAGE.BACKUP_INVALID',
+  /** The disk a backup is built or unpacked on (BACKUP_STAGING_DIR) is full: nothing was kept. */
+  BackupDiskFull: 'STORAGE.BACKUP_DISK_FULL',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

@@ -18,6 +18,7 @@ export function statusForCode(code: ErrorCode): number {
     case ErrorCode.ChainInvalid:
     case ErrorCode.NoModelForRole:
     case ErrorCode.SandboxImageUnknown:
+    case ErrorCode.BackupInvalid:
     case ErrorCode.ScriptExhausted: // a conversation longer than a scripted (test) model's script
       return 400;
     case ErrorCode.Unauthorized:
@@ -35,6 +36,7 @@ export function statusForCode(code: ErrorCode): number {
     case ErrorCode.SandboxCancelled:
     case ErrorCode.TurnInProgress:
     case ErrorCode.GenerationCancelled:
+    case ErrorCode.RestoreInProgress:
       return 409;
     case ErrorCode.PayloadTooLarge:
     case ErrorCode.FileTooLarge:
@@ -60,6 +62,7 @@ export function statusForCode(code: ErrorCode): number {
       return 503;
     case ErrorCode.WorkspaceDiskFull:
     case ErrorCode.ModelsDiskFull:
+    case ErrorCode.BackupDiskFull:
       return 507;
     case ErrorCode.ProviderFailed:
     case ErrorCode.McpToolFailed:

@@ -1,9 +1,7 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readdir } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { Controller, HttpCode, Inject, Query, Req, Res } from '@nestjs/common';
-import { AppError, ErrorCode, apiRoutes } from '@weft/contracts';
+import { apiRoutes } from '@weft/contracts';
 import type { Logger } from '@weft/logging';
 import type { Request, Response } from 'express';
 import * as tar from 'tar';
@@ -12,31 +10,24 @@ import { Route } from '../common/api-route.decorator';
 import { ZodValidationPipe } from '../common/zod-validation.pipe';
 import { LOGGER } from '../infra/tokens';
 import { BackupWriter } from './backup.service';
-import { RestoreRunner } from './restore.service';
+import { RestoreUpload } from './restore-upload';
+import { StagingFolders } from './staging-folders';
 
 const restoreQuery = new ZodValidationPipe(z.strictObject({ force: z.enum(['true', 'false']).optional() }));
-
-/** A backup is built in a temporary folder and streamed from there, so memory does not grow with the workspaces. */
-async function inTempDir<T>(work: (dir: string) => Promise<T>): Promise<T> {
-  const dir = await mkdtemp(join(tmpdir(), 'weft-backup-'));
-  try {
-    return await work(dir);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
 
 @Controller()
 export class BackupController {
   constructor(
     private readonly writer: BackupWriter,
-    private readonly runner: RestoreRunner,
+    private readonly upload: RestoreUpload,
+    private readonly staging: StagingFolders,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
+  /** Built in a staging folder and streamed from there, so memory does not grow with the workspaces. */
   @Route(apiRoutes.backup)
   async backup(@Res() res: Response): Promise<void> {
-    await inTempDir(async (dir) => {
+    await this.staging.run('backup', async (dir) => {
       const manifest = await this.writer.write(dir);
       res.status(200).type('application/gzip').setHeader('Content-Disposition', `attachment; filename="weft-backup-${manifest.createdAt.replace(/[:.]/g, '-')}.tar.gz"`);
       await pipeline(tar.c({ gzip: true, cwd: dir, portable: true }, await readdir(dir)), res);
@@ -47,12 +38,7 @@ export class BackupController {
   // The contract says 200, but a restore has always answered Nest's POST default, 201: kept so clients see no change.
   @HttpCode(201)
   @Route(apiRoutes.restore)
-  async restore(@Req() req: Request, @Query(restoreQuery) query: { force?: 'true' | 'false' }) {
-    return inTempDir(async (dir) => {
-      await pipeline(req, tar.x({ cwd: dir, strict: true })).catch((error: unknown) => {
-        throw new AppError(ErrorCode.ValidationFailed, 'The body is not a tar.gz backup', {}, false, { cause: error });
-      });
-      return this.runner.restore(dir, query.force === 'true');
-    });
+  restore(@Req() req: Request, @Query(restoreQuery) query: { force?: 'true' | 'false' }) {
+    return this.upload.restore(req, query.force === 'true');
   }
 }

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { type Bytes, encodeBytes, type ExportHeader, type RedisRecord } from './redis-records';
-import { storageMigrationLockKey, storageVersionKey } from './storage-keys';
+import { storageMigrationLockKey, storageRestoreLockKey, storageVersionKey } from './storage-keys';
 
 const SCAN_COUNT = 500;
 
@@ -17,7 +17,7 @@ function field(flat: unknown[], name: string): unknown {
  */
 export async function exportRedis(redis: Redis, prefix: string): Promise<{ header: ExportHeader; records: RedisRecord[] }> {
   const startedAt = new Date().toISOString();
-  const skip = new Set([storageMigrationLockKey(prefix)]);
+  const skip = new Set([storageMigrationLockKey(prefix), storageRestoreLockKey(prefix)]);
   const records: RedisRecord[] = [];
   const seen = new Set<string>();
   let cursor = '0';

@@ -11,10 +11,11 @@ import { runMigrations } from './migration-runner';
 import { MIGRATIONS, STORAGE_VERSION } from './migrations';
 import { importRedis } from './redis-importer';
 import { fromJsonl } from './redis-jsonl';
+import type { RedisRecord } from './redis-records';
 import { RedisVersionStore } from './redis-version-store';
 import { StoreTooNewError } from './store-too-new';
 import { escapeGlob } from './redis-exporter';
-import { storageMigrationLockKey } from './storage-keys';
+import { storageMigrationLockKey, storageRestoreLockKey } from './storage-keys';
 import { WorkspaceArchives } from './workspace-archives';
 
 const UNLINK_BATCH = 500;
@@ -40,7 +41,7 @@ export class RestoreRunner {
     if (users > 0 && !force) {
       throw new AppError(ErrorCode.Conflict, `This store already has ${users} users: restore into an empty store, or pass force to replace everything in it`, { users });
     }
-    const { records } = fromJsonl(await readFile(join(dir, BACKUP_REDIS), 'utf8'));
+    const records = await this.records(dir);
     const versions = new RedisVersionStore(this.redis, this.keys.prefix);
     if (!(await versions.tryLock())) throw new AppError(ErrorCode.Conflict, 'A gateway is migrating the store: try again when it has started', {}, true);
     try {
@@ -64,22 +65,42 @@ export class RestoreRunner {
     return result;
   }
 
+  private async records(dir: string): Promise<RedisRecord[]> {
+    try {
+      return fromJsonl(await readFile(join(dir, BACKUP_REDIS), 'utf8')).records;
+    } catch (error) {
+      const problem = `${BACKUP_REDIS}: ${error instanceof Error ? error.message : String(error)}`;
+      throw new AppError(ErrorCode.BackupInvalid, `Not a Weft backup: ${problem}`, { problem }, false, { cause: error });
+    }
+  }
+
   private async manifest(dir: string): Promise<BackupManifest> {
     const raw = await readFile(join(dir, BACKUP_MANIFEST), 'utf8').catch(() => undefined);
-    const parsed = raw === undefined ? undefined : backupManifestSchema.safeParse(JSON.parse(raw));
-    if (!parsed?.success) throw new AppError(ErrorCode.ValidationFailed, `Not a Weft backup: ${BACKUP_MANIFEST} is missing or not understood`);
+    const parsed = raw === undefined ? undefined : backupManifestSchema.safeParse(parseJson(raw));
+    if (!parsed?.success) {
+      throw new AppError(ErrorCode.BackupInvalid, `Not a Weft backup: ${BACKUP_MANIFEST} is missing or not understood`, { problem: `${BACKUP_MANIFEST} missing or not understood` });
+    }
     return parsed.data;
   }
 
-  /** Every key under the prefix but the lock this restore holds. */
+  /** Every key under the prefix but the locks this restore holds. */
   private async empty(): Promise<void> {
-    const lock = storageMigrationLockKey(this.keys.prefix);
+    const locks = new Set([storageMigrationLockKey(this.keys.prefix), storageRestoreLockKey(this.keys.prefix)]);
     let cursor = '0';
     do {
       const [next, found] = await this.redis.scan(cursor, 'MATCH', `${escapeGlob(this.keys.prefix)}*`, 'COUNT', UNLINK_BATCH);
       cursor = next;
-      const doomed = found.filter((key) => key !== lock);
+      const doomed = found.filter((key) => !locks.has(key));
       if (doomed.length > 0) await this.redis.unlink(...doomed);
     } while (cursor !== '0');
+  }
+}
+
+/** Undefined for text that is not JSON: the manifest check then refuses it like any other shape. */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
   }
 }

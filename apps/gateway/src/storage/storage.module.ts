@@ -6,7 +6,10 @@ import { LOGGER, REDIS } from '../infra/tokens';
 import { BackupController } from './backup.controller';
 import { BackupWriter } from './backup.service';
 import { migrateAtStart } from './migrate-at-start';
+import { RestoreLock } from './restore-lock';
+import { RestoreUpload } from './restore-upload';
 import { RestoreRunner } from './restore.service';
+import { StagingFolders } from './staging-folders';
 import { WorkspaceArchives } from './workspace-archives';
 
 /** Resolved once the store is at this build's format; its value is that version. */
@@ -29,6 +32,9 @@ export const STORAGE_READY = Symbol('STORAGE_READY');
     WorkspaceArchives,
     BackupWriter,
     RestoreRunner,
+    RestoreLock,
+    RestoreUpload,
+    StagingFolders,
   ],
   exports: [STORAGE_READY],
 })
