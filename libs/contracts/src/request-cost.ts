@@ -136,13 +136,17 @@ export function schemaExcessAt(schema: unknown, path: Array<string | number>, li
  * A list of tool schemas (`[path, schema]`), each against the per-schema limits and all together
  * against the tools' totals; `toolsPath` names the list.
  */
-export function toolsExcess(toolsPath: Array<string | number>, schemas: ReadonlyArray<readonly [Array<string | number>, unknown]>, limits: RequestCostLimits): RequestCostExcess | undefined {
+export function toolsExcess(
+  toolsPath: Array<string | number>,
+  schemas: ReadonlyArray<readonly [ReadonlyArray<string | number>, unknown]>,
+  limits: RequestCostLimits,
+): RequestCostExcess | undefined {
   if (schemas.length > limits.maxTools) return { path: toolsPath, what: 'tools', count: schemas.length, limit: limits.maxTools, setting: 'REQUEST_MAX_TOOLS' };
   let bytes = 0;
   let properties = 0;
   for (const [path, schema] of schemas) {
     const measured = measureSchema(schema, schemaCaps(limits));
-    if (isSchemaExcess(measured)) return { path, what: measured.measure, count: measured.count, limit: measured.limit, setting: SCHEMA_SETTINGS[measured.measure] };
+    if (isSchemaExcess(measured)) return { path: [...path], what: measured.measure, count: measured.count, limit: measured.limit, setting: SCHEMA_SETTINGS[measured.measure] };
     bytes += measured.bytes;
     properties += measured.properties;
     if (bytes > limits.toolsMaxBytes) return { path: toolsPath, what: 'bytes', count: bytes, limit: limits.toolsMaxBytes, setting: 'REQUEST_TOOLS_MAX_BYTES' };
@@ -164,20 +168,24 @@ export function stopExcess(path: Array<string | number>, stop: unknown): Request
   return undefined;
 }
 
-/** The cost limits of Weft's own generate request: the worker's check before it builds any grammar. */
-export function generateRequestExcess(
-  request: { jsonSchema?: unknown; tools?: ReadonlyArray<{ parameters: unknown }>; stop?: readonly string[] },
-  limits: RequestCostLimits,
-): RequestCostExcess | undefined {
-  if (request.jsonSchema !== undefined) {
-    const excess = schemaExcessAt(request.jsonSchema, ['jsonSchema'], limits);
+/**
+ * The cost limits of Weft's own generate request, read from the message as it came (before its
+ * schema parses it, which would walk every property first): the worker's check before it builds
+ * any grammar.
+ */
+export function generateRequestExcess(request: unknown, limits: RequestCostLimits): RequestCostExcess | undefined {
+  if (request === null || typeof request !== 'object') return undefined;
+  const { jsonSchema, tools, stop } = request as Record<string, unknown>;
+  if (jsonSchema !== undefined) {
+    const excess = schemaExcessAt(jsonSchema, ['jsonSchema'], limits);
     if (excess) return excess;
   }
-  if (request.tools) {
-    const excess = toolsExcess(['tools'], request.tools.map((tool, i) => [['tools', i, 'parameters'], tool.parameters] as const), limits);
+  if (Array.isArray(tools)) {
+    const schemas = tools.map((tool: unknown, i) => [['tools', i, 'parameters'], tool !== null && typeof tool === 'object' ? (tool as Record<string, unknown>).parameters : undefined] as const);
+    const excess = toolsExcess(['tools'], schemas, limits);
     if (excess) return excess;
   }
-  return request.stop ? stopExcess(['stop'], request.stop) : undefined;
+  return stopExcess(['stop'], stop);
 }
 
 /**

@@ -26,7 +26,7 @@ export function createInferenceController(workerId: string): Type<unknown> {
     constructor(private readonly inference: InferenceService) {}
 
     @MessagePattern([Routes.inferenceGenerate.subject, inferenceWorkerGenerateSubject(workerId)])
-    generate(@Payload(new ZodPayloadPipe(Routes.inferenceGenerate.request), RequestCostPipe) request: GenerateRequest): Observable<GenerateChunk> {
+    generate(@Payload(RequestCostPipe, new ZodPayloadPipe(Routes.inferenceGenerate.request)) request: GenerateRequest): Observable<GenerateChunk> {
       return this.inference.generate(request);
     }
 

@@ -34,11 +34,12 @@ const { parentPort, workerData } = require('node:worker_threads');
  * main thread, as node-llama-cpp's own `createGrammarForJsonSchema` then does.
  */
 export async function buildJsonSchemaGrammar(backend: LlamaBackend, schema: unknown, budgetMs = DEFAULT_GRAMMAR_BUDGET_MS): Promise<Grammar> {
-  const gbnf = await translateOffThread(schema, budgetMs);
+  const gbnf = await translateToGbnf(schema, budgetMs);
   return backend.llama.createGrammar({ grammar: gbnf, stopGenerationTriggers: [backend.lib.LlamaText(['\n'.repeat(4)])], trimWhitespaceSuffix: true });
 }
 
-function translateOffThread(schema: unknown, budgetMs: number): Promise<string> {
+/** node-llama-cpp's GBNF for a JSON Schema, translated in a thread that is stopped past `budgetMs`. */
+export function translateToGbnf(schema: unknown, budgetMs: number): Promise<string> {
   const dist = dirname(require.resolve('node-llama-cpp'));
   const workerData = {
     schema,
