@@ -1,5 +1,5 @@
 import { createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -53,6 +53,23 @@ describe('host configuration in a backup archive', () => {
     await tar.x({ file: stripped, cwd: unpacked });
     expect(await readFile(join(unpacked, 'workspaces', 'ws-1.tar.gz'))).toEqual(Buffer.alloc(200_000, 7));
     expect((await readHostConfig(withConfig)).get('.env')?.data.toString()).toBe('WEFT_ADMIN_TOKEN=x\n');
+  });
+
+  it('writes .env for its owner alone (0600), over a world-readable one and whatever mode the archive says', async () => {
+    const checkout = join(dir, 'checkout');
+    await chmod(join(checkout, '.env'), 0o644);
+    const withConfig = join(dir, 'with.tar.gz');
+    await addHostConfig(backup, withConfig, checkout, ['.env']);
+    await writeFile(join(checkout, '.env'), 'WEFT_ADMIN_TOKEN=changed\n');
+    await chmod(join(checkout, '.env'), 0o644);
+
+    expect((await restoreHostConfig(withConfig, checkout, true)).written).toEqual(['.env']);
+    expect((await stat(join(checkout, '.env'))).mode & 0o777).toBe(0o600);
+    expect((await stat(join(checkout, '.env.before-restore'))).mode & 0o777).toBe(0o600);
+    await rm(join(checkout, '.env'));
+    await rm(join(checkout, '.env.before-restore'));
+    await restoreHostConfig(withConfig, checkout, false);
+    expect((await stat(join(checkout, '.env'))).mode & 0o777).toBe(0o600);
   });
 
   it('refuses an archive whose host configuration would write outside the checkout', async () => {

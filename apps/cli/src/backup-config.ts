@@ -1,5 +1,5 @@
 import { createReadStream, createWriteStream, existsSync } from 'node:fs';
-import { copyFile, lstat, mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, lstat, mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip, createGzip } from 'node:zlib';
@@ -104,8 +104,14 @@ export async function restoreHostConfig(archive: string, checkout: string, force
       continue;
     }
     await mkdir(dirname(target), { recursive: true });
-    if (current) await copyFile(target, `${target}.before-restore`);
-    await writeFile(target, data, { mode });
+    // .env holds the admin token and the services' passwords: the owner's alone, whatever the archive says.
+    const fileMode = path === '.env' ? 0o600 : mode & 0o755;
+    if (current) {
+      await copyFile(target, `${target}.before-restore`);
+      await chmod(`${target}.before-restore`, fileMode);
+    }
+    await writeFile(target, data, { mode: fileMode });
+    await chmod(target, fileMode); // a file that existed keeps its mode through writeFile
     written.push(relative(checkout, target).split(sep).join('/'));
   }
   return { written, unchanged };

@@ -78,6 +78,14 @@ describe('the weft command', { timeout: 30_000 }, () => {
     expect(uploaded.filter((path) => /node_modules|\.git/.test(path))).toEqual([]);
   });
 
+  it('creates the session on the sandbox image --image names', async () => {
+    gateway = await startStubGateway({ key: KEY, turns: [completedTurn] });
+    const result = await weft(['run', 'read a.txt', '--dir', await project(), '--image', 'python'], { ...env, WEFT_URL: gateway.url, WEFT_KEY: KEY });
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(gateway.created).toEqual([{ id: 'ses_1', workspaceId: 'ws_1', model: 'tiny', sandboxImage: 'python' }]);
+  });
+
   it('exits 1 with the code and message when the turn fails', async () => {
     gateway = await startStubGateway({ key: KEY, turns: [failedTurn] });
     const result = await weft(['run', 'do it', '--workspace', 'ws_9'], { ...env, WEFT_URL: gateway.url, WEFT_KEY: KEY });

@@ -16,6 +16,8 @@ export interface SessionTargetOptions {
   readonly newWorkspace?: boolean;
   /** Let the sync replace changes in the workspace that were never applied to `dir`, without asking. */
   readonly discardUnapplied?: boolean;
+  /** The sandbox image a new session's commands run in (`--image`). */
+  readonly image?: string;
   /** Print answers as written, without rendering their Markdown. */
   readonly raw?: boolean;
 }
@@ -33,7 +35,7 @@ export async function openSession(
   if (options.session) return options.session;
   const workspaceId = await openWorkspace(ctx, client, options);
   const model = options.model ?? (await defaultModel(ctx, client));
-  const sessionId = await client.createSession({ workspaceId, model, title });
+  const sessionId = await client.createSession({ workspaceId, model, title, ...(options.image ? { sandboxImage: options.image } : {}) });
   status(ctx, `session ${sessionId} · workspace ${workspaceId} · model ${model}`);
   return sessionId;
 }

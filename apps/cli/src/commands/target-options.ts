@@ -12,5 +12,6 @@ export function withTargetOptions(command: Command): Command {
         .conflicts(['workspace', 'session', 'newWorkspace']),
     )
     .addOption(new Option('-s, --session <id>', 'continue this session instead of starting one').conflicts('model'))
+    .addOption(new Option('--image <name>', "the sandbox image a new session's commands run in, from the server's catalogue (GET /v1/sandbox/images)").conflicts('session'))
     .option('--raw', "print the agent's answers as written, without rendering their Markdown (always so where stdout is not a terminal)");
 }

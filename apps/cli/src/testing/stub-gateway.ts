@@ -52,7 +52,7 @@ export interface StubGateway {
   /** Shared notes by workspace, as the notes routes keep them. */
   readonly notes: Map<string, Array<{ id: string; text: string; source: string; author: string; createdAt: string }>>;
   /** Sessions the CLI created. */
-  readonly created: Array<{ id: string; workspaceId: string; model: string }>;
+  readonly created: Array<{ id: string; workspaceId: string; model: string; sandboxImage?: string }>;
   /** Turns the CLI asked to cancel; one whose script had not ended then ends `turn.cancelled`. */
   readonly cancels: string[];
   close(): Promise<void>;
@@ -113,11 +113,11 @@ export async function startStubGateway(options: StubGatewayOptions): Promise<Stu
       return;
     }
     if (route === 'POST /v1/sessions') {
-      const { model, workspaceId } = JSON.parse(body.toString()) as { model: string; workspaceId: string };
+      const { model, workspaceId, sandboxImage } = JSON.parse(body.toString()) as { model: string; workspaceId: string; sandboxImage?: string };
       if (model !== 'tiny') return json(res, 400, { error: { code: 'INFERENCE.UNKNOWN_MODEL', message: `unknown model ${model}; known: tiny` } });
       // Without extra sessions, the first one created is the `ses_1` the simpler tests expect.
       const id = created.length === 0 && !options.sessions ? 'ses_1' : `ses_${sessions.size + 1}`;
-      created.push({ id, workspaceId, model });
+      created.push({ id, workspaceId, model, ...(sandboxImage ? { sandboxImage } : {}) });
       sessions.set(id, { id, workspaceId, model, createdAt: new Date(Date.now()).toISOString() });
       return json(res, 201, { id });
     }

@@ -51,7 +51,8 @@ export class WeftApi {
     return this.api.json(apiRoutes.session, { params: { id } });
   }
 
-  async createSession(input: { workspaceId: string; model: string; title?: string }): Promise<string> {
+  /** `sandboxImage`: one of the server's catalogue (`GET /v1/sandbox/images`); absent, the workspace's choice or the default. */
+  async createSession(input: { workspaceId: string; model: string; title?: string; sandboxImage?: string }): Promise<string> {
     return (await this.api.json(apiRoutes.createSession, { body: input })).id;
   }
 
