@@ -58,6 +58,25 @@ export class GgufReader {
     return Buffer.from(await this.take(length, field));
   }
 
+  /** Whether the next `length` bytes are in the window already (then the `…Now` reads need no wait). */
+  buffered(length: number): boolean {
+    const at = this.position - this.windowStart;
+    return at >= 0 && at + length <= this.window.length;
+  }
+
+  /** Brings the next `length` bytes into the window. */
+  async ensure(length: number, field: string): Promise<void> {
+    if (length > this.remaining()) this.fail(field, `the GGUF is truncated: ${length} bytes needed at offset ${this.position}, the file ends ${this.remaining()} bytes later`);
+    if (!this.buffered(length)) await this.fill(this.position, length, field);
+  }
+
+  /** A u64 from the window, without a wait: for hot loops, after `buffered` or `ensure`. */
+  u64Now(field: string): bigint {
+    const at = this.position - this.windowStart;
+    this.advance(8, field);
+    return this.window.readBigUInt64LE(at);
+  }
+
   /** Moves past `length` bytes without reading them. */
   skip(length: number, field: string): void {
     this.advance(length, field);

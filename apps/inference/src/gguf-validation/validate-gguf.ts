@@ -140,12 +140,19 @@ async function readEntry(reader: GgufReader, key: string, limits: GgufLimits): P
   if (count * BigInt(least) > BigInt(reader.remaining())) reader.fail(`${key} length`, `claims ${count} elements, which need at least ${count * BigInt(least)} bytes; ${reader.remaining()} are left in the file (the GGUF is truncated, or the length is false)`);
   const length = Number(count);
   const fixed = GGUF_FIXED_SIZES.get(arrayOf);
+  const maxString = BigInt(limits.maxStringBytes);
   if (fixed !== undefined) {
     reader.skip(length * fixed, key);
   } else {
+    // Vocabularies hold hundreds of thousands of strings: parsed from the window without a wait
+    // per string, waiting (and so yielding to the event loop) only when the window runs out.
     for (let i = 0; i < length; i++) {
       if (i % CLOCK_EVERY === 0) reader.checkTime(key);
-      await readString(reader, `${key}[${i}]`, limits.maxStringBytes, 0);
+      if (!reader.buffered(8)) await reader.ensure(8, `${key}[${i}] length`);
+      const bytes = reader.u64Now(key);
+      // The field's name is built only for a refusal: this loop is hot.
+      if (bytes > maxString || bytes > BigInt(reader.remaining())) checkStringLength(reader, bytes, `${key}[${i}]`, limits.maxStringBytes);
+      reader.skip(Number(bytes), key);
     }
   }
   return { type, arrayOf, length };
@@ -189,14 +196,18 @@ async function readValue(reader: GgufReader, type: Exclude<GgufType, 9>, field: 
 /** A string's text, or only its length when longer than `keep` bytes (then it is skipped unread). */
 async function readString(reader: GgufReader, field: string, max: number, keep: number): Promise<string | { length: number }> {
   const length = await reader.u64(`${field} length`);
-  if (length > BigInt(max)) reader.fail(`${field} length`, `claims ${length} bytes; Weft reads strings of at most ${max}`);
-  if (length > BigInt(reader.remaining())) reader.fail(`${field} length`, `claims ${length} bytes; ${reader.remaining()} are left in the file (the GGUF is truncated, or the length is false)`);
+  checkStringLength(reader, length, field, max);
   const bytes = Number(length);
   if (bytes > keep) {
     reader.skip(bytes, field);
     return { length: bytes };
   }
   return (await reader.bytes(bytes, field)).toString('utf8');
+}
+
+function checkStringLength(reader: GgufReader, length: bigint, field: string, max: number): void {
+  if (length > BigInt(max)) reader.fail(`${field} length`, `claims ${length} bytes; Weft reads strings of at most ${max}`);
+  if (length > BigInt(reader.remaining())) reader.fail(`${field} length`, `claims ${length} bytes; ${reader.remaining()} are left in the file (the GGUF is truncated, or the length is false)`);
 }
 
 async function readTensorInfo(reader: GgufReader, index: number, names: Set<string>): Promise<{ name: string; offset: bigint; bytes: bigint }> {
