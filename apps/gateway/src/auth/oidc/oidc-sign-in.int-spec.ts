@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserClient } from '../../../../../test/support/browser-client';
 import { type OidcTestProvider, TEST_ACCOUNTS, startOidcTestProvider } from '../../../../../test/support/oidc-test-provider';
 import { type GatewayUnderTest, TEST_ADMIN_TOKEN, startGatewayUnderTest } from '../../test/gateway-under-test';
+import { oidcBrowser } from '../../test/oidc-browser';
 import { ScriptedWorkersModule } from '../../test/scripted-workers';
 
 /**
@@ -12,6 +13,7 @@ import { ScriptedWorkersModule } from '../../test/scripted-workers';
 let provider: OidcTestProvider;
 let gateway: GatewayUnderTest;
 let callbackPrefix: string;
+let sso: ReturnType<typeof oidcBrowser>;
 
 beforeAll(async () => {
   provider = await startOidcTestProvider(TEST_ACCOUNTS);
@@ -22,7 +24,8 @@ beforeAll(async () => {
     WEFT_OIDC_GROUP_LIMITS: JSON.stringify({ 'weft-users': { tokensPerDay: 5000, weight: 2 }, 'weft-admins': { tokensPerDay: 0 } }),
     WEFT_OIDC_GROUP_MODELS: JSON.stringify({ 'weft-users': { allow: ['tiny', 'jun*'] }, 'weft-admins': { allow: ['*'], deny: ['junior'] } }),
   });
-  callbackPrefix = `${gateway.base}/v1/auth/oidc/callback`;
+  sso = oidcBrowser(gateway.base, provider.issuer);
+  callbackPrefix = sso.callbackPrefix;
   provider.registerClient(callbackPrefix);
 });
 
@@ -31,39 +34,9 @@ afterAll(async () => {
   await provider?.stop();
 });
 
-/** Logs in at the provider's form and consents; stops before the provider's redirect back to the gateway. */
-async function atProvider(browser: BrowserClient, login: string): Promise<string> {
-  const form = await browser.go(`${gateway.base}/v1/auth/oidc/login`);
-  expect(form.url.startsWith(provider.issuer)).toBe(true);
-  const consent = await browser.submitForm(form, { prompt: 'login', login, password: 'any' }, callbackPrefix);
-  // A first sign-in asks for consent; a later one in the same browser goes straight back.
-  const back = consent.status === 0 ? consent : await browser.submitForm(consent, { prompt: 'consent' }, callbackPrefix);
-  expect(back.url.startsWith(callbackPrefix)).toBe(true);
-  return back.url;
-}
-
-async function signIn(login: string): Promise<{ browser: BrowserClient; csrfToken: string }> {
-  const browser = new BrowserClient();
-  const callback = await browser.go(await atProvider(browser, login), { stopBefore: `${gateway.base}/` });
-  expect(callback.headers.get('location')).toBe('/');
-  const session = await call(browser, 'GET', '/v1/auth/session');
-  return { browser, csrfToken: String((session.json as { csrfToken: string }).csrfToken) };
-}
-
-async function call(browser: BrowserClient, method: string, path: string, headers: Record<string, string> = {}, body?: unknown) {
-  const url = `${gateway.base}${path}`;
-  const response = await fetch(url, {
-    method,
-    headers: { ...browser.cookieHeader(url), ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, json: (text.startsWith('{') ? JSON.parse(text) : {}) as Record<string, unknown>, text, headers: response.headers };
-}
-
 describe('browser sign-in through the identity provider', () => {
   it('signs a new user in with the code flow, makes them from the claims, and sets an HttpOnly SameSite=Lax session cookie', async () => {
-    const { browser, csrfToken } = await signIn('bob');
+    const { browser, csrfToken } = await sso.signIn('bob');
     const setCookie = browser.hops.find((hop) => hop.url.startsWith(callbackPrefix))?.setCookies.find((line) => line.startsWith('weft_session='));
     expect(setCookie).toMatch(/HttpOnly/);
     expect(setCookie).toMatch(/SameSite=Lax/);
@@ -73,47 +46,47 @@ describe('browser sign-in through the identity provider', () => {
     const authorize = browser.hops.find((hop) => hop.location?.startsWith(`${provider.issuer}/auth`))?.location ?? '';
     expect(new URL(authorize).searchParams.get('code_challenge_method')).toBe('S256');
 
-    const me = await call(browser, 'GET', '/v1/me');
+    const me = await sso.call(browser, 'GET', '/v1/me');
     expect(me).toMatchObject({ status: 200, json: { name: 'bob', role: 'member' } });
     expect(csrfToken.length).toBeGreaterThan(20);
-    const session = await call(browser, 'GET', '/v1/auth/session');
+    const session = await sso.call(browser, 'GET', '/v1/auth/session');
     expect(session.json).toMatchObject({ oidc: true, user: { name: 'bob', role: 'member' } });
 
     // The same person signing in again is the same user.
-    const again = await signIn('bob');
-    expect((await call(again.browser, 'GET', '/v1/me')).json.id).toBe(me.json.id);
+    const again = await sso.signIn('bob');
+    expect((await sso.call(again.browser, 'GET', '/v1/me')).json.id).toBe(me.json.id);
   });
 
   it('maps the admin group to the admin role; a member cannot call the admin API with their session', async () => {
-    const ada = await signIn('ada');
-    expect((await call(ada.browser, 'GET', '/v1/me')).json).toMatchObject({ name: 'ada', role: 'admin' });
-    expect((await call(ada.browser, 'GET', '/v1/admin/users')).status).toBe(200);
-    const bob = await signIn('bob');
-    expect(await call(bob.browser, 'GET', '/v1/admin/users')).toMatchObject({ status: 403, json: { error: { code: 'AUTH.ADMIN_REQUIRED' } } });
+    const ada = await sso.signIn('ada');
+    expect((await sso.call(ada.browser, 'GET', '/v1/me')).json).toMatchObject({ name: 'ada', role: 'admin' });
+    expect((await sso.call(ada.browser, 'GET', '/v1/admin/users')).status).toBe(200);
+    const bob = await sso.signIn('bob');
+    expect(await sso.call(bob.browser, 'GET', '/v1/admin/users')).toMatchObject({ status: 403, json: { error: { code: 'AUTH.ADMIN_REQUIRED' } } });
   });
 
   it('gives each user the quota class of their groups, the most generous one winning, under an admin’s override', async () => {
-    const bob = await signIn('bob');
-    expect((await call(bob.browser, 'GET', '/v1/me/limits')).json).toMatchObject({ limits: { tokensPerDay: 5000, weight: 2 } });
-    const ada = await signIn('ada');
-    expect((await call(ada.browser, 'GET', '/v1/me/limits')).json).toMatchObject({ limits: { tokensPerDay: 0, weight: 2 } });
-    const bobId = String((await call(bob.browser, 'GET', '/v1/me')).json.id);
+    const bob = await sso.signIn('bob');
+    expect((await sso.call(bob.browser, 'GET', '/v1/me/limits')).json).toMatchObject({ limits: { tokensPerDay: 5000, weight: 2 } });
+    const ada = await sso.signIn('ada');
+    expect((await sso.call(ada.browser, 'GET', '/v1/me/limits')).json).toMatchObject({ limits: { tokensPerDay: 0, weight: 2 } });
+    const bobId = String((await sso.call(bob.browser, 'GET', '/v1/me')).json.id);
     const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json' };
     await fetch(`${gateway.base}/v1/admin/users/${bobId}/limits`, { method: 'PUT', headers: admin, body: JSON.stringify({ tokensPerDay: 7000 }) });
-    expect((await call(bob.browser, 'GET', '/v1/me/limits')).json).toMatchObject({ limits: { tokensPerDay: 7000, weight: 2 } });
+    expect((await sso.call(bob.browser, 'GET', '/v1/me/limits')).json).toMatchObject({ limits: { tokensPerDay: 7000, weight: 2 } });
   });
 
   it('lets a user reach only the models their groups allow, a deny winning over any allow', async () => {
     const complete = async (browser: BrowserClient, csrfToken: string, model: string) =>
-      call(browser, 'POST', '/openai/v1/chat/completions', { 'x-weft-csrf': csrfToken }, { model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 });
-    const bob = await signIn('bob');
+      sso.call(browser, 'POST', '/openai/v1/chat/completions', { 'x-weft-csrf': csrfToken }, { model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 });
+    const bob = await sso.signIn('bob');
     const refused = await complete(bob.browser, bob.csrfToken, 'senior');
     expect(refused.status).toBe(403);
     expect(refused.text).toContain('Your groups do not allow the model \\"senior\\"');
     expect((await complete(bob.browser, bob.csrfToken, 'tiny')).status).toBe(200);
     expect((await complete(bob.browser, bob.csrfToken, 'junior')).status).toBe(200);
     // ada is in both groups: weft-admins allows everything but denies junior, which weft-users allows.
-    const ada = await signIn('ada');
+    const ada = await sso.signIn('ada');
     expect((await complete(ada.browser, ada.csrfToken, 'senior')).status).toBe(200);
     expect((await complete(ada.browser, ada.csrfToken, 'junior')).status).toBe(403);
   });
@@ -124,18 +97,18 @@ describe('browser sign-in through the identity provider', () => {
       const { users } = (await (await fetch(`${gateway.base}/v1/admin/users`, { headers: admin })).json()) as { users: Array<{ id: string; name: string; role: string; sso: unknown }> };
       return users.find((user) => user.name === name);
     };
-    await signIn('ada');
+    await sso.signIn('ada');
     expect(await listed('ada')).toMatchObject({
       role: 'admin',
       sso: { email: 'ada@example.com', groups: ['weft-admins', 'weft-users'], roleFrom: 'provider', quotaClass: { tokensPerDay: 0, weight: 2 }, models: { allow: ['*', 'tiny', 'jun*'], deny: ['junior'] } },
     });
-    await signIn('bob');
+    await sso.signIn('bob');
     const bob = await listed('bob');
     expect(bob).toMatchObject({ role: 'member', sso: { groups: ['weft-users'], roleFrom: 'provider', quotaClass: { tokensPerDay: 5000, weight: 2 }, models: { allow: ['tiny', 'jun*'], deny: [] } } });
     // An admin's change holds until the next sign-in, and the listing says it was made in Weft.
     await fetch(`${gateway.base}/v1/admin/users/${String(bob?.id)}`, { method: 'PATCH', headers: admin, body: JSON.stringify({ role: 'admin' }) });
     expect(await listed('bob')).toMatchObject({ role: 'admin', sso: { roleFrom: 'weft' } });
-    await signIn('bob');
+    await sso.signIn('bob');
     expect(await listed('bob')).toMatchObject({ role: 'member', sso: { roleFrom: 'provider' } });
     const created = await fetch(`${gateway.base}/v1/admin/users`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'scripted' }) });
     expect(created.status).toBe(201);
@@ -144,19 +117,19 @@ describe('browser sign-in through the identity provider', () => {
 
   it('lists only the models a user’s groups allow on every models route, and refuses a denied one by name', async () => {
     const ids = async (browser: BrowserClient) => ({
-      weft: ((await call(browser, 'GET', '/v1/models')).json.models as Array<{ id: string }>).map((m) => m.id).sort(),
-      openai: ((await call(browser, 'GET', '/openai/v1/models')).json.data as Array<{ id: string }>).map((m) => m.id).sort(),
-      anthropic: ((await call(browser, 'GET', '/anthropic/v1/models')).json.data as Array<{ id: string }>).map((m) => m.id).sort(),
+      weft: ((await sso.call(browser, 'GET', '/v1/models')).json.models as Array<{ id: string }>).map((m) => m.id).sort(),
+      openai: ((await sso.call(browser, 'GET', '/openai/v1/models')).json.data as Array<{ id: string }>).map((m) => m.id).sort(),
+      anthropic: ((await sso.call(browser, 'GET', '/anthropic/v1/models')).json.data as Array<{ id: string }>).map((m) => m.id).sort(),
     });
-    const bob = await signIn('bob');
+    const bob = await sso.signIn('bob');
     expect(await ids(bob.browser)).toEqual({ weft: ['junior', 'tiny'], openai: ['junior', 'tiny'], anthropic: ['junior', 'tiny'] });
-    const ada = await signIn('ada');
+    const ada = await sso.signIn('ada');
     const adaModels = await ids(ada.browser);
     expect(adaModels.weft).toContain('senior');
     expect(adaModels.weft).not.toContain('junior');
     expect(adaModels.openai).toEqual(adaModels.weft);
     expect(adaModels.anthropic).toEqual(adaModels.weft);
-    const denied = await call(ada.browser, 'GET', '/openai/v1/models/junior');
+    const denied = await sso.call(ada.browser, 'GET', '/openai/v1/models/junior');
     expect(denied.status).toBe(403);
     expect(denied.text).toContain('Your groups do not allow the model \\"junior\\"');
     // A key made by an admin, for a user who never signed in through the provider, lists every model.
@@ -169,7 +142,7 @@ describe('browser sign-in through the identity provider', () => {
 
   it('refuses a user in none of the allowed groups with a page that says why, and makes no user', async () => {
     const browser = new BrowserClient();
-    const refused = await browser.go(await atProvider(browser, 'eve'));
+    const refused = await browser.go(await sso.atProvider(browser, 'eve'));
     expect(refused.status).toBe(403);
     expect(refused.headers.get('content-type')).toMatch(/text\/html/);
     expect(refused.text).toContain('none of the groups allowed');
@@ -179,20 +152,20 @@ describe('browser sign-in through the identity provider', () => {
   });
 
   it('requires the session’s CSRF token on changes; with it, the user mints their own API key', async () => {
-    const { browser, csrfToken } = await signIn('bob');
-    expect(await call(browser, 'POST', '/v1/me/keys', {}, { name: 'cli' })).toMatchObject({ status: 403, json: { error: { code: 'AUTH.FORBIDDEN' } } });
-    expect((await call(browser, 'POST', '/v1/me/keys', { 'x-weft-csrf': `${csrfToken.slice(0, -1)}x` }, { name: 'cli' })).status).toBe(403);
-    const created = await call(browser, 'POST', '/v1/me/keys', { 'x-weft-csrf': csrfToken }, { name: 'cli' });
+    const { browser, csrfToken } = await sso.signIn('bob');
+    expect(await sso.call(browser, 'POST', '/v1/me/keys', {}, { name: 'cli' })).toMatchObject({ status: 403, json: { error: { code: 'AUTH.FORBIDDEN' } } });
+    expect((await sso.call(browser, 'POST', '/v1/me/keys', { 'x-weft-csrf': `${csrfToken.slice(0, -1)}x` }, { name: 'cli' })).status).toBe(403);
+    const created = await sso.call(browser, 'POST', '/v1/me/keys', { 'x-weft-csrf': csrfToken }, { name: 'cli' });
     expect(created).toMatchObject({ status: 201, json: { name: 'cli', key: expect.stringMatching(/^weft_/) } });
     const byKey = await fetch(`${gateway.base}/v1/me`, { headers: { authorization: `Bearer ${String(created.json.key)}` } });
     expect(await byKey.json()).toMatchObject({ name: 'bob' });
   });
 
   it('signs out: the cookie is cleared and the session no longer works', async () => {
-    const { browser, csrfToken } = await signIn('bob');
+    const { browser, csrfToken } = await sso.signIn('bob');
     const cookie = browser.cookieHeader(gateway.base);
-    expect((await call(browser, 'POST', '/v1/auth/logout')).status).toBe(403);
-    const out = await call(browser, 'POST', '/v1/auth/logout', { 'x-weft-csrf': csrfToken });
+    expect((await sso.call(browser, 'POST', '/v1/auth/logout')).status).toBe(403);
+    const out = await sso.call(browser, 'POST', '/v1/auth/logout', { 'x-weft-csrf': csrfToken });
     expect(out.status).toBe(204);
     expect(out.headers.getSetCookie().join()).toMatch(/weft_session=;/);
     const after = await fetch(`${gateway.base}/v1/me`, { headers: cookie });
@@ -200,20 +173,20 @@ describe('browser sign-in through the identity provider', () => {
   });
 
   it('ends the sessions of a user disabled in Weft, for good', async () => {
-    const { browser } = await signIn('bob');
-    const me = await call(browser, 'GET', '/v1/me');
+    const { browser } = await sso.signIn('bob');
+    const me = await sso.call(browser, 'GET', '/v1/me');
     const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json' };
     await fetch(`${gateway.base}/v1/admin/users/${String(me.json.id)}`, { method: 'PATCH', headers: admin, body: JSON.stringify({ disabled: true }) });
-    expect((await call(browser, 'GET', '/v1/me')).status).toBe(403);
+    expect((await sso.call(browser, 'GET', '/v1/me')).status).toBe(403);
     await fetch(`${gateway.base}/v1/admin/users/${String(me.json.id)}`, { method: 'PATCH', headers: admin, body: JSON.stringify({ disabled: false }) });
-    expect((await call(browser, 'GET', '/v1/me')).status).toBe(401);
+    expect((await sso.call(browser, 'GET', '/v1/me')).status).toBe(401);
   });
 });
 
 describe('a callback that does not hold', () => {
   it('refuses a wrong state', async () => {
     const browser = new BrowserClient();
-    const callback = new URL(await atProvider(browser, 'bob'));
+    const callback = new URL(await sso.atProvider(browser, 'bob'));
     callback.searchParams.set('state', 'forged-state');
     const refused = await browser.go(callback.href);
     expect(refused.status).toBe(401);
@@ -223,7 +196,7 @@ describe('a callback that does not hold', () => {
 
   it('refuses a replayed code, even with the sign-in cookie put back', async () => {
     const browser = new BrowserClient();
-    const callbackUrl = await atProvider(browser, 'bob');
+    const callbackUrl = await sso.atProvider(browser, 'bob');
     const pending = browser.cookie(callbackPrefix, 'weft_signin');
     expect(pending).toBeDefined();
     expect((await browser.go(callbackUrl, { stopBefore: `${gateway.base}/` })).headers.get('location')).toBe('/');
@@ -238,7 +211,7 @@ describe('a callback that does not hold', () => {
     provider.tamperIdTokens((token) => provider.resign(token, { iat: now - 7200, exp: now - 3600 }));
     try {
       const browser = new BrowserClient();
-      const refused = await browser.go(await atProvider(browser, 'bob'));
+      const refused = await browser.go(await sso.atProvider(browser, 'bob'));
       expect(refused.status).toBe(401);
       expect(refused.text).toMatch(/exp/);
       expect(browser.cookie(gateway.base, 'weft_session')).toBeUndefined();
@@ -251,7 +224,7 @@ describe('a callback that does not hold', () => {
     provider.tamperIdTokens((token) => provider.signWithForeignKey(token));
     try {
       const browser = new BrowserClient();
-      const refused = await browser.go(await atProvider(browser, 'bob'));
+      const refused = await browser.go(await sso.atProvider(browser, 'bob'));
       expect(refused.status).toBe(401);
       expect(refused.text).toMatch(/signature/i);
       expect(browser.cookie(gateway.base, 'weft_session')).toBeUndefined();

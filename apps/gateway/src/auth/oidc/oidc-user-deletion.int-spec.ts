@@ -104,5 +104,7 @@ describe('deleting a user signed in through the provider', () => {
     expect(renewed).toMatchObject({ name: 'dave' });
     expect(renewed.id).not.toBe(oldId);
     expect((await sso.call(again.browser, 'GET', '/v1/me')).json.id).toBe(renewed.id);
+    // What the old id's sign-ins left (profile, quota class, model rules, browser sessions) goes then.
+    expect((await keysNaming(oldId)).filter((key) => key.startsWith(`${gateway.redisKeyPrefix}oidc:`))).toEqual([]);
   });
 });

@@ -57,7 +57,9 @@ export class OidcUsers {
     if (!userId) throw new Error('The OIDC identity vanished while it was read');
     let user = await this.users.find(userId);
     if (!user && (await this.wasDeleted(userId))) {
-      userId = String(await this.redis.eval(REPLACE_ID_LUA, 1, this.identityKey(identity), userId, candidate));
+      const deletedId = userId;
+      userId = String(await this.redis.eval(REPLACE_ID_LUA, 1, this.identityKey(identity), deletedId, candidate));
+      await this.forget(deletedId);
       user = await this.users.find(userId);
     }
     if (!user) user = await this.create(userId, identity, role ?? 'member');
