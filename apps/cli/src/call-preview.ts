@@ -12,7 +12,7 @@ interface PreviewedCall {
  * What a person needs to judge a call beyond its one-line subject: the diff an `edit_file` would
  * make, the content a `write_file` would write, the code an `execute_code` would run.
  */
-export function previewCall(call: PreviewedCall): string[] {
+export function previewCall(call: PreviewedCall, maxLines = MAX_PREVIEW_LINES): string[] {
   const args = call.arguments;
   let lines: string[] = [];
   if (call.name === 'edit_file' && Array.isArray(args.edits)) {
@@ -26,8 +26,8 @@ export function previewCall(call: PreviewedCall): string[] {
   } else if (call.name === 'execute_code' && typeof args.code === 'string') {
     lines = prefixed(' ', args.code);
   }
-  if (lines.length <= MAX_PREVIEW_LINES) return lines;
-  return [...lines.slice(0, MAX_PREVIEW_LINES), `… ${lines.length - MAX_PREVIEW_LINES} more lines`];
+  if (lines.length <= maxLines) return lines;
+  return [...lines.slice(0, maxLines), `… ${lines.length - maxLines} more lines`];
 }
 
 function prefixed(sign: string, text: string): string[] {

@@ -68,7 +68,9 @@ describe('weft run at a terminal', () => {
     const first = await untilShown(pane, /\[y\/a\/n\] *$/m);
     expect(first).toContain('? allow write_file: write a.txt');
     expect(first).toMatch(/y once · a always \(.+\) · n no \[y\/a\/n\]/);
-    await pane.typeLine('y');
+    // Asked once: the event's own line is not printed beside the question.
+    expect(first).not.toContain('permission needed');
+    await pane.press('y'); // one key, no Enter
     await untilShown(pane, 'allowed by you');
 
     const second = await untilShown(pane, /allow write_file: write b\.txt[\s\S]*\[y\/a\/n\]/);
@@ -78,6 +80,20 @@ describe('weft run at a terminal', () => {
     expect(end).toMatch(/allowed by you · \S+ now allowed in this session/);
     expect(end).not.toContain('(user)');
     expect(end).toContain('Both written.');
+  });
+
+  it('denies with one key, then asks why and sends the reason to the model', async () => {
+    const f = await client.fixture(`deny-${testId}`);
+    script(f.sessionId, [{ calls: [{ name: 'write_file', arguments: { path: 'a.txt', content: 'one\n' } }] }, { text: 'Understood.' }]);
+    const pane = await inTmux(['run', 'write a file', '--session', f.sessionId], f);
+
+    await untilShown(pane, /\[y\/a\/n\] *$/m);
+    await pane.press('n');
+    await untilShown(pane, /why not\? .*Enter to skip\) *$/m);
+    await pane.typeLine('write b.txt instead');
+    const end = await untilShown(pane, '[exit 0]');
+    expect(end).toContain('denied by you: write b.txt instead');
+    expect(end).toContain('Understood.');
   });
 
   it("renders the answer's Markdown (tables drawn, code without fences) at a terminal, and leaves it as written with --raw", async () => {

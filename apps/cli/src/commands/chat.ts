@@ -4,7 +4,7 @@ import { reportChanges } from '../changes-hint';
 import { answerMarkdown, connect, errColors, outColors, status, type CliContext } from '../context';
 import { ApiError, describeError, formatError } from '../errors';
 import { LineReader } from '../line-reader';
-import { terminalPermissionPrompt } from '../permission-prompt';
+import { singleKeyAnswers, terminalPermissionPrompt } from '../permission-prompt';
 import { TurnRenderer } from '../render';
 import { openSession, type SessionTargetOptions } from '../session-target';
 import { type ChatState, SlashCommands, isSlashCommand } from '../slash-commands';
@@ -57,7 +57,7 @@ export function chatCommand(ctx: CliContext): Command {
       } finally {
         rl.setPrompt(messagePrompt);
       }
-    });
+    }, terminal ? singleKeyAnswers(rl, ctx.stdin) : undefined);
     try {
       for (;;) {
         prompt();
@@ -81,6 +81,7 @@ export function chatCommand(ctx: CliContext): Command {
               onReconnect: (n) => status(ctx, `reconnecting (${n})…`),
               onCancelFailed: (error) => ctx.stderr.write(`${errColors(ctx).red(`could not cancel the turn: ${describeError(error)}`)}\n`),
               askPermission,
+              askerShowsRequest: true,
             },
             state.sessionId,
             start,

@@ -4,7 +4,7 @@ import type { ApiClient } from '../api-client';
 import { reportChanges } from '../changes-hint';
 import { answerMarkdown, connect, errColors, outColors, status, type CliContext } from '../context';
 import { describeError } from '../errors';
-import { allowEverythingOnce, refuseUnattended, terminalPermissionPrompt } from '../permission-prompt';
+import { allowEverythingOnce, refuseUnattended, singleKeyAnswers, terminalPermissionPrompt } from '../permission-prompt';
 import { TurnRenderer } from '../render';
 import { openSession, type SessionTargetOptions } from '../session-target';
 import { type TurnDeps, type TurnStart, runTurn } from '../turn';
@@ -88,7 +88,7 @@ export async function followOneTurn(ctx: CliContext, client: ApiClient, sessionI
   const askPermission: TurnDeps['askPermission'] = options.yes
     ? allowEverythingOnce
     : rl
-      ? terminalPermissionPrompt(ctx.stdout, outColors(ctx), (prompt, signal) => rl.question(prompt, { signal }))
+      ? terminalPermissionPrompt(ctx.stdout, outColors(ctx), (prompt, signal) => rl.question(prompt, { signal }), rl.terminal ? singleKeyAnswers(rl, ctx.stdin) : undefined)
       : refuseUnattended(options.json ? '--json does not ask' : 'input is not a terminal');
   const control = interrupts.beginTurn();
   try {
@@ -100,6 +100,7 @@ export async function followOneTurn(ctx: CliContext, client: ApiClient, sessionI
         onReconnect: (attempt) => status(ctx, `event stream dropped; reconnecting (${attempt})…`),
         onCancelFailed: (error) => ctx.stderr.write(`${errColors(ctx).red(`could not cancel the turn: ${describeError(error)}`)} (Ctrl-C again to leave)\n`),
         askPermission,
+        askerShowsRequest: !options.yes && rl !== undefined,
       },
       sessionId,
       start,
