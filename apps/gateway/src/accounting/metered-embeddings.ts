@@ -1,10 +1,10 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import type { EmbedRequest, EmbedResult } from '@weft/contracts';
+import type { EmbedRequest, EmbedResult, ModelInfo } from '@weft/contracts';
 import type { Logger } from '@weft/logging';
 import { ModelAccess } from '../auth/oidc/model-access';
 import { FleetEmbeddings, type FleetEmbedOptions } from '../fleet/fleet-embeddings.client';
 import { LOGGER } from '../infra/tokens';
-import { ModelsService } from '../models/models.service';
+import { inUsersTerms, ModelsService } from '../models/models.service';
 import { QuotaService } from './quota.service';
 import type { Reservation } from './quota-reservations';
 import { embeddingReservation } from './reservation-bounds';
@@ -43,9 +43,16 @@ export class MeteredEmbeddings {
       await this.usage.recordGeneration(userId, request.model, usage, reservation);
       settled = true;
       return result;
+    } catch (error) {
+      throw await inUsersTerms(error, request.model, () => this.usableModels(userId));
     } finally {
       if (reservation && !settled) await this.giveBack(reservation);
     }
+  }
+
+  private async usableModels(userId: string): Promise<ModelInfo[]> {
+    const { models } = await this.models.list();
+    return this.access ? this.access.filter(userId, models) : models;
   }
 
   /** A failure here must not hide the request's own: the reservation then expires on its own. */

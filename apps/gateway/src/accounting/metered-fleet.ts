@@ -1,10 +1,10 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import type { GenerateChunk, GenerateRequest } from '@weft/contracts';
+import type { GenerateChunk, GenerateRequest, ModelInfo } from '@weft/contracts';
 import type { Logger } from '@weft/logging';
 import { ModelAccess } from '../auth/oidc/model-access';
 import { FleetInferenceClient, type FleetGenerateOptions, type FleetInference } from '../fleet/fleet-inference.client';
 import { LOGGER } from '../infra/tokens';
-import { ModelsService } from '../models/models.service';
+import { inUsersTerms, ModelsService } from '../models/models.service';
 import { QuotaService } from './quota.service';
 import type { Reservation } from './quota-reservations';
 import { tokenReservation } from './reservation-bounds';
@@ -36,6 +36,14 @@ export class MeteredFleet implements FleetInference {
       yield* this.fleet.generate(request, options);
       return;
     }
+    try {
+      yield* this.metered(request, user, options);
+    } catch (error) {
+      throw await inUsersTerms(error, request.model, () => this.usableModels(user.id));
+    }
+  }
+
+  private async *metered(request: GenerateRequest, user: { id: string }, options: FleetGenerateOptions): AsyncGenerator<GenerateChunk> {
     // The user's groups at the identity provider may keep them from this model (deny wins).
     await this.access?.assertAllowed(user.id, request.model);
     const { weight, tokensPerDay } = await this.limits.effective(user.id);
@@ -60,6 +68,11 @@ export class MeteredFleet implements FleetInference {
       // Failed, cancelled, or its caller went away: no figure from the worker, so nothing counted.
       if (reservation && !settled) await this.giveBack(reservation);
     }
+  }
+
+  private async usableModels(userId: string): Promise<ModelInfo[]> {
+    const { models } = await this.models.list();
+    return this.access ? this.access.filter(userId, models) : models;
   }
 
   private async contextSize(model: string): Promise<number | undefined> {

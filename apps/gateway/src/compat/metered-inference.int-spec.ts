@@ -117,10 +117,10 @@ describe('embeddings', () => {
     const u = await newUser('embed-models');
     await denyModels(u, ['secret']);
     const unknown = await embed(u, 'nope', ['a']);
-    expect(unknown).toMatchObject({ status: 404, json: { error: { code: 'model_not_found', message: 'Unknown model "nope"; known models: tiny, chat-only' } } });
+    expect(unknown).toMatchObject({ status: 404, json: { error: { code: 'model_not_found', message: 'Unknown model "nope"; known models: tiny, chat-only, ghost' } } });
     expect(unknown.text).not.toContain('secret');
     const chatOnly = await embed(u, 'chat-only', ['a']);
-    expect(chatOnly).toMatchObject({ status: 400, json: { error: { message: expect.stringContaining('models that do: tiny') } } });
+    expect(chatOnly).toMatchObject({ status: 400, json: { error: { message: expect.stringContaining('models that do: tiny, ghost') } } });
     expect(chatOnly.text).not.toContain('secret');
     const other = await newUser('embed-models-free');
     expect((await embed(other, 'nope', ['a'])).text).toContain('secret');
@@ -145,11 +145,13 @@ describe('every inference route', () => {
     expect(reachedWorker(u)).toBe(false);
   });
 
-  it.each(ROUTES)('%s: names only the models the user may use for an unknown model', async (name, path, body) => {
+  it.each(ROUTES)('%s: names only the models the user may use for an unknown model, the gateway\'s answer or a worker\'s', async (name, path, body) => {
     const u = await newUser(`unknown-${name.replace(/\W+/g, '-')}`);
     await denyModels(u, ['secret']);
-    const refused = await api('POST', path, u.key, body('nope'));
-    expect(refused).toMatchObject({ status: 404, text: expect.stringContaining('tiny') });
-    expect(refused.text).not.toContain('secret');
+    for (const model of ['nope', 'ghost']) {
+      const refused = await api('POST', path, u.key, body(model));
+      expect(refused).toMatchObject({ status: 404, text: expect.stringContaining('tiny') });
+      expect(refused.text).not.toContain('secret');
+    }
   });
 });

@@ -44,13 +44,22 @@ export class ModelsService {
     const { models } = await this.list();
     const model = models.find((m) => m.id === modelId);
     if (model) return model;
-    const known = (userId === undefined ? models : await this.access.filter(userId, models)).map((m) => m.id);
-    throw new AppError(
-      ErrorCode.UnknownModel,
-      `Unknown model "${modelId}"; known models: ${known.length ? known.join(', ') : '(none)'}`,
-      { model: modelId, known },
-    );
+    throw unknownModel(modelId, userId === undefined ? models : await this.access.filter(userId, models));
   }
+}
+
+/**
+ * A worker without the model names every model it serves: the same error naming only `usable`,
+ * the models the user may use. Any other error as it is.
+ */
+export async function inUsersTerms(error: unknown, modelId: string, usable: () => Promise<readonly ModelInfo[]>): Promise<unknown> {
+  return error instanceof AppError && error.code === ErrorCode.UnknownModel ? unknownModel(modelId, await usable()) : error;
+}
+
+/** 404 `INFERENCE.UNKNOWN_MODEL` naming `known`, which the caller has cut to the models the user may use. */
+export function unknownModel(modelId: string, known: readonly ModelInfo[]): AppError {
+  const ids = known.map((m) => m.id);
+  return new AppError(ErrorCode.UnknownModel, `Unknown model "${modelId}"; known models: ${ids.length ? ids.join(', ') : '(none)'}`, { model: modelId, known: ids });
 }
 
 /** One entry per model id across the workers that are not on their way out. */

@@ -23,7 +23,13 @@ export const EMBEDDING_MODELS = [
   { id: 'tiny', provider: 'scripted', contextSize: 4096, embeddings: true },
   { id: 'secret', provider: 'scripted', contextSize: 4096, embeddings: true },
   { id: 'chat-only', provider: 'scripted', contextSize: 4096 },
+  // Announced, but the worker has no such model (a list gone stale): it answers with every model it serves.
+  { id: 'ghost', provider: 'scripted', contextSize: 4096, embeddings: true },
 ] as const;
+
+function unknownHere(model: string): AppError {
+  return new AppError(ErrorCode.UnknownModel, `Unknown model "${model}"; this worker serves: tiny, secret, chat-only`, { model, known: ['tiny', 'secret', 'chat-only'] });
+}
 
 @Controller()
 class EmbeddingWorkersController {
@@ -35,6 +41,7 @@ class EmbeddingWorkersController {
   @MessagePattern(Routes.inferenceEmbed.subject)
   embed(@Payload() request: EmbedRequest): Promise<EmbedResult> | EmbedResult {
     embeddingWorld.embeds.push(request);
+    if (request.model === 'ghost') throw unknownHere(request.model);
     if (request.input.includes('hold')) {
       return new Promise((_, reject) => embeddingWorld.held.set(request.requestId ?? '', reject));
     }
@@ -44,6 +51,7 @@ class EmbeddingWorkersController {
   @MessagePattern(Routes.inferenceGenerate.subject)
   generate(@Payload() request: GenerateRequest): Observable<GenerateChunk> {
     embeddingWorld.generates.push(request);
+    if (request.model === 'ghost') throw unknownHere(request.model);
     return new Observable<GenerateChunk>((subscriber) => {
       subscriber.next({ type: 'delta', text: 'ok' });
       const usage = { promptTokens: 7, completionTokens: request.countOnly ? 0 : 3 };
