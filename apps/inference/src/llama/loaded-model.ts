@@ -20,7 +20,7 @@ import { WeftSetup } from './generation-loop/weft-setup';
 import { buildJsonSchemaGrammar } from './json-grammar-builder';
 import { foldMidConversationSystem, holdsMidConversationSystem } from './mid-system';
 import type { ChatWrapper, LlamaBackend, LlamaContext, LlamaContextSequence, LlamaModel, NodeLlamaCpp } from './llama-runtime';
-import { commonPrefixLength, fitPrompt } from './prompt-fit';
+import { assertPromptChars, commonPrefixLength, fitPrompt, promptChars } from './prompt-fit';
 import { resolveSampling } from './sampling';
 import { SequencePool, type PoolStats, type SequenceLease } from './sequence-pool';
 import type { SessionStateStore } from './session-state-store';
@@ -193,6 +193,7 @@ export class LoadedModel {
   ): Promise<GenerateResult> {
     const started = performance.now();
     if (suffix !== undefined) this.assertInfill();
+    assertPromptChars(prompt.length + (suffix?.length ?? 0), this.contextSize);
     const promptTokens = this.model.tokenize(prompt, suffix === undefined).length + (suffix === undefined ? 0 : this.model.tokenize(suffix).length + 3);
     if (promptTokens >= this.contextSize) {
       throw new AppError(ErrorCode.ContextLengthExceeded, `The prompt takes ${promptTokens} tokens; the context holds ${this.contextSize}`, {
@@ -260,6 +261,7 @@ export class LoadedModel {
 
   /** The rendered prompt's tokens, tools and forced-call instruction included; no sequence is taken. */
   countTokens(request: GenerateRequest): number {
+    assertPromptChars(promptChars(request.messages), this.contextSize);
     const mode = replyMode(request);
     const limits = grammarLimits(mode.kind === 'json' ? mode.schema : mode.kind === 'text' ? [] : mode.tools, this.contextSize);
     const functions = mode.kind === 'tools' ? toChatFunctions(mode.tools, limits) : undefined;

@@ -1,6 +1,6 @@
 import { ErrorCode, type ChatMessage } from '@weft/contracts';
 import { describe, expect, it } from 'vitest';
-import { PROMPT_MARGIN_TOKENS, commonPrefixLength, fitPrompt } from './prompt-fit';
+import { MAX_CHARS_PER_TOKEN, PROMPT_MARGIN_TOKENS, commonPrefixLength, fitPrompt } from './prompt-fit';
 
 /** One token per character, so sizes are easy to reason about. */
 const measure = (messages: ChatMessage[]) => {
@@ -36,6 +36,29 @@ describe('fitPrompt', () => {
 
   it('never drops the system prompt or the last message', () => {
     expect(() => fitPrompt(conversation, 30, 'drop-oldest', measure)).toThrow(expect.objectContaining({ code: ErrorCode.ContextLengthExceeded }));
+  });
+
+  it('refuses a prompt of more characters than the context could hold without rendering or tokenizing it', () => {
+    let measured = 0;
+    const counting = (messages: ChatMessage[]) => (measured++, measure(messages));
+    const huge: ChatMessage[] = [{ role: 'user', content: 'x'.repeat(100 * MAX_CHARS_PER_TOKEN + 1) }];
+    expect(() => fitPrompt(huge, 100, 'error', counting)).toThrow(
+      expect.objectContaining({ code: ErrorCode.ContextLengthExceeded, details: { promptChars: 3201, contextSize: 100, droppedMessages: 0 } }),
+    );
+    expect(() => fitPrompt(huge, 100, 'drop-oldest', counting)).toThrow(expect.objectContaining({ code: ErrorCode.ContextLengthExceeded }));
+    expect(measured).toBe(0);
+  });
+
+  it('cuts a long history to fit in a few measurements, not one per dropped message', () => {
+    let measured = 0;
+    const counting = (messages: ChatMessage[]) => (measured++, measure(messages));
+    const history: ChatMessage[] = Array.from({ length: 10_000 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: 'm'.repeat(10) }));
+    const fitted = fitPrompt(history, 1000, 'drop-oldest', counting);
+    expect(fitted.room).toBeGreaterThan(0);
+    // 98 messages of 10 characters leave the most room short of the margin: none more was dropped.
+    expect(fitted.messages).toHaveLength(98);
+    expect(fitted.droppedMessages).toBe(10_000 - 98);
+    expect(measured).toBeLessThanOrEqual(3);
   });
 });
 

@@ -87,6 +87,14 @@ describe("a request's cost on the inference worker", () => {
     expect(delay.max / 1e6).toBeLessThan(EVENT_LOOP_BUDGET_MS);
   });
 
+  it("refuses a prompt of more characters than the model's context could hold without tokenizing it", async () => {
+    const content = 'x'.repeat(4 * 1024 * 1024);
+    const chat = await client.collect({ model: 'tiny', messages: [{ role: 'user', content }] }).catch((error: unknown) => error);
+    expect(chat).toMatchObject({ code: ErrorCode.ContextLengthExceeded, details: { promptChars: content.length, contextSize: 1024 } });
+    const completion = await client.collect({ model: 'tiny', messages: [{ role: 'user', content }], completion: { prompt: content } }).catch((error: unknown) => error);
+    expect(completion).toMatchObject({ code: ErrorCode.ContextLengthExceeded, details: { promptChars: content.length } });
+  });
+
   it('refuses tool schemas past the totals before any grammar is built', async () => {
     const tools = Array.from({ length: 3 }, (_, i) => ({ name: `tool_${i}`, description: '', parameters: { type: 'object', properties: properties(1800) } }));
     const refused = await client.collect({ model: 'tiny', messages, tools }).catch((error: unknown) => error);
