@@ -5,7 +5,10 @@ import {
   ErrorCode,
   QueueGroups,
   Routes,
+  inferenceWorkerEmbedSubject,
   inferenceWorkerGenerateSubject,
+  type EmbedRequest,
+  type EmbedResult,
   type GenerateChunk,
   type GenerateRequest,
   type WorkerHeartbeat,
@@ -30,6 +33,7 @@ export interface FakeWorkerBehaviour {
  */
 export class FakeFleetWorker {
   readonly requests: GenerateRequest[] = [];
+  readonly embedRequests: EmbedRequest[] = [];
   readonly cancelled: string[] = [];
   behaviour: FakeWorkerBehaviour = {};
   heartbeats = true;
@@ -110,6 +114,14 @@ export class FakeFleetWorker {
     });
   }
 
+  /** One vector per input; `hang` never answers, `busy` refuses, as for a generation. */
+  embed(request: EmbedRequest): Promise<EmbedResult> {
+    this.embedRequests.push(request);
+    if (this.behaviour.busy) return Promise.reject(new AppError(ErrorCode.InferenceBusy, `${this.workerId} is busy`, {}, true));
+    if (this.behaviour.hang) return new Promise<never>(() => undefined);
+    return Promise.resolve({ embeddings: request.input.map(() => [1]), promptTokens: request.input.length, workerId: this.workerId });
+  }
+
   private beat(): void {
     if (!this.heartbeats) return;
     this.bus.publish(Routes.inferenceWorkerAnnounced, this.heartbeat('ready'));
@@ -130,6 +142,13 @@ function fakeWorkerModule(workerId: string, worker: () => FakeFleetWorker | unde
       const target = worker();
       if (!target) throw new AppError(ErrorCode.Internal, 'fake worker not ready');
       return target.generate(request);
+    }
+
+    @MessagePattern([Routes.inferenceEmbed.subject, inferenceWorkerEmbedSubject(workerId)])
+    embed(@Payload() request: EmbedRequest): Promise<EmbedResult> {
+      const target = worker();
+      if (!target) throw new AppError(ErrorCode.Internal, 'fake worker not ready');
+      return target.embed(request);
     }
   }
   @Module({ controllers: [FakeWorkerController] })

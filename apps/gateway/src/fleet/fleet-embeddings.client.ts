@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { AppError, ErrorCode, Routes, inferenceWorkerEmbedSubject, type EmbedRequest, type EmbedResult } from '@weft/contracts';
 import type { Logger } from '@weft/logging';
 import type { NatsEventBus, RpcClient } from '@weft/messaging';
-import { MAX_ATTEMPTS, type FleetRouter } from './fleet-router';
+import type { FleetRegistry } from './fleet-registry';
+import { MAX_ATTEMPTS, type FleetRouter, type Target } from './fleet-router';
 
 export interface FleetEmbedOptions {
   /** The longest wait for the worker's reply. */
@@ -16,13 +17,15 @@ const TRY_ELSEWHERE = new Set<string>([ErrorCode.InferenceBusy, ErrorCode.NoResp
 
 /**
  * Embedding requests routed over the fleet: to the least loaded worker serving the model, the
- * queue group last; a busy or absent worker is skipped. A request the caller abandons, or that
- * gets no reply in time, is cancelled on the worker by its request id, as a generation is.
+ * queue group last; a busy or absent worker is skipped, and one that stops heartbeating fails the
+ * request with INFERENCE.WORKER_LOST at once. A request the caller abandons, or that gets no reply
+ * in time, is cancelled on the worker by its request id, as a generation is.
  */
 export class FleetEmbeddings {
   constructor(
     private readonly rpc: RpcClient,
     private readonly bus: NatsEventBus,
+    private readonly registry: FleetRegistry,
     private readonly router: FleetRouter,
     private readonly log: Logger,
   ) {}
@@ -33,7 +36,7 @@ export class FleetEmbeddings {
     for (const target of (await this.router.plan(request.model)).slice(0, MAX_ATTEMPTS)) {
       const route = target.kind === 'worker' ? { ...Routes.inferenceEmbed, subject: inferenceWorkerEmbedSubject(target.workerId) } : Routes.inferenceEmbed;
       try {
-        return await this.attempt(route, body, options);
+        return await this.attempt(route, target, body, options);
       } catch (error) {
         if (!(error instanceof AppError && TRY_ELSEWHERE.has(error.code))) throw error;
         this.log.debug({ requestId: body.requestId, target, code: error.code }, 'trying the next inference worker for embeddings');
@@ -43,12 +46,19 @@ export class FleetEmbeddings {
     throw lastError ?? new AppError(ErrorCode.InferenceBusy, 'No inference worker took the request', { model: request.model }, true);
   }
 
-  private async attempt(route: typeof Routes.inferenceEmbed, body: EmbedRequest & { requestId: string }, { timeoutMs, signal }: FleetEmbedOptions): Promise<EmbedResult> {
+  private async attempt(
+    route: typeof Routes.inferenceEmbed,
+    target: Target,
+    body: EmbedRequest & { requestId: string },
+    { timeoutMs, signal }: FleetEmbedOptions,
+  ): Promise<EmbedResult> {
     signal?.throwIfAborted();
     let onAbort: (() => void) | undefined;
+    let unwatch = () => undefined as unknown;
     const abandoned = new Promise<never>((_, reject) => {
       onAbort = () => reject(signal?.reason instanceof Error ? signal.reason : new AppError(ErrorCode.GenerationCancelled, 'The embedding request was cancelled'));
       signal?.addEventListener('abort', onAbort, { once: true });
+      if (target.kind === 'worker') unwatch = this.registry.onLost(target.workerId, reject);
     });
     try {
       return await Promise.race([this.rpc.request(route, body, { timeoutMs }), abandoned]);
@@ -57,6 +67,7 @@ export class FleetEmbeddings {
       if (signal?.aborted || (error instanceof AppError && error.code === ErrorCode.Timeout)) this.bus.publish(Routes.inferenceCancel, { requestId: body.requestId });
       throw error;
     } finally {
+      unwatch();
       if (onAbort) signal?.removeEventListener('abort', onAbort);
     }
   }

@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startNats, startRedis, type StartedService } from '../../../../test/support/containers';
 import { rpcInferencePort } from '../agent/rpc-ports';
 import { FakeFleetWorker } from './fake-fleet-worker';
+import { FleetEmbeddings } from './fleet-embeddings.client';
 import { FleetInferenceClient } from './fleet-inference.client';
 import { FleetKeys } from './fleet-keys';
 import { FleetRegistry } from './fleet-registry';
@@ -26,6 +27,7 @@ describe('inference fleet routing over NATS and Redis', () => {
   let store: RedisFleetStore;
   let registry: FleetRegistry;
   let fleet: FleetInferenceClient;
+  let embeddings: FleetEmbeddings;
   let workers: FakeFleetWorker[] = [];
   const cancels: string[] = [];
 
@@ -41,6 +43,7 @@ describe('inference fleet routing over NATS and Redis', () => {
     bus.subscribe(Routes.inferenceCancel, ({ requestId }) => cancels.push(requestId));
     await bus.flush();
     fleet = new FleetInferenceClient(rpc.client, bus, registry, new FleetRouter(registry, store, log), store, log);
+    embeddings = new FleetEmbeddings(rpc.client, bus, registry, new FleetRouter(registry, store, log), log);
   });
 
   afterEach(async () => {
@@ -163,6 +166,43 @@ describe('inference fleet routing over NATS and Redis', () => {
     abort.abort();
     await running;
     await waitFor(() => cancels.includes(requestId) && worker.cancelled.includes(requestId));
+  });
+
+  describe('embeddings', () => {
+    const embed = (signal?: AbortSignal, requestId = randomUUID()) =>
+      embeddings.embed({ model: 'tiny', input: ['a', 'b'], requestId }, { timeoutMs: 10_000, signal }).then(
+        (result) => result,
+        (error: unknown) => error,
+      );
+
+    it('skips a worker that answers BUSY and gets them from another', async () => {
+      const busy = await start('embed-busy');
+      busy.behaviour = { busy: true };
+      const free = await start('embed-free');
+      expect(await embed()).toMatchObject({ embeddings: [[1], [1]], workerId: free.workerId });
+    });
+
+    it('fails them with WORKER_LOST when their worker stops heartbeating, instead of waiting for the timeout', async () => {
+      const doomed = await start('embed-doomed');
+      doomed.behaviour = { hang: true };
+      const outcome = embed();
+      await waitFor(() => doomed.embedRequests.length === 1);
+      await doomed.kill();
+      expect(await outcome).toMatchObject({ code: ErrorCode.WorkerLost });
+      workers = workers.filter((w) => w !== doomed);
+    });
+
+    it('tells the worker to stop when the caller gives up', async () => {
+      const worker = await start('embed-slow');
+      worker.behaviour = { hang: true };
+      const abort = new AbortController();
+      const requestId = randomUUID();
+      const outcome = embed(abort.signal, requestId);
+      await waitFor(() => worker.embedRequests.length === 1);
+      abort.abort();
+      expect(await outcome).toMatchObject({ name: 'AbortError' });
+      await waitFor(() => cancels.includes(requestId) && worker.cancelled.includes(requestId));
+    });
   });
 
   it('mirrors the fleet in Redis with an expiry, for replicas that have not heard a heartbeat yet', async () => {

@@ -86,8 +86,9 @@ class HeartbeatListener implements OnModuleInit, OnApplicationShutdown {
     },
     {
       provide: FleetEmbeddings,
-      inject: [RpcClient, NatsEventBus, FleetRouter, LOGGER],
-      useFactory: (rpc: RpcClient, bus: NatsEventBus, router: FleetRouter, log: Logger) => new FleetEmbeddings(rpc, bus, router, log.child({ component: 'fleet' })),
+      inject: [RpcClient, NatsEventBus, FleetRegistry, FleetRouter, LOGGER],
+      useFactory: (rpc: RpcClient, bus: NatsEventBus, registry: FleetRegistry, router: FleetRouter, log: Logger) =>
+        new FleetEmbeddings(rpc, bus, registry, router, log.child({ component: 'fleet' })),
     },
     {
       provide: ServiceLiveness,
