@@ -17,7 +17,7 @@ export const requestLimitsEnv = {
   REQUEST_SCHEMA_MAX_ALTERNATIVES: positiveInt().default(1000),
   /** Tools in one request. */
   REQUEST_MAX_TOOLS: positiveInt().default(128),
-  /** UTF-8 bytes of all of one request's tool parameter schemas together. */
+  /** UTF-8 bytes of all of one request's tool parameter schemas and descriptions together. */
   REQUEST_TOOLS_MAX_BYTES: positiveInt().default(512 * 1024),
   /** Properties of all of one request's tool parameter schemas together. */
   REQUEST_TOOLS_MAX_PROPERTIES: positiveInt().default(5000),

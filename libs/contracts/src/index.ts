@@ -174,4 +174,4 @@ export {
   stopExcess,
   toolsExcess,
 } from './request-cost';
-export type { RequestCostExcess, RequestCostLimits, SchemaExcess, SchemaMeasure } from './request-cost';
+export type { RequestCostExcess, RequestCostLimits, SchemaExcess, SchemaMeasure, ToolCostEntry } from './request-cost';

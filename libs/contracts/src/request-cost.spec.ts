@@ -78,21 +78,23 @@ describe('request cost limits', () => {
   });
 
   it('refuses more tools than the limit', () => {
-    const schemas = Array.from({ length: limits.maxTools + 1 }, (_, i) => [['tools', i], flatObject(1)] as const);
-    expect(toolsExcess(['tools'], schemas, limits)).toEqual({ path: ['tools'], what: 'tools', count: 129, limit: 128, setting: 'REQUEST_MAX_TOOLS' });
+    const tools = Array.from({ length: limits.maxTools + 1 }, (_, i) => ({ path: ['tools', i], schema: undefined }));
+    expect(toolsExcess(['tools'], tools, limits)).toEqual({ path: ['tools'], what: 'tools', count: 129, limit: 128, setting: 'REQUEST_MAX_TOOLS' });
   });
 
   it('refuses one tool schema past a schema limit, naming that tool', () => {
-    const schemas = [[['tools', 0, 'parameters'], flatObject(2)] as const, [['tools', 1, 'parameters'], flatObject(2001)] as const];
-    expect(toolsExcess(['tools'], schemas, limits)).toMatchObject({ path: ['tools', 1, 'parameters'], what: 'properties' });
+    const tools = [
+      { path: ['tools', 0, 'parameters'], schema: flatObject(2) },
+      { path: ['tools', 1, 'parameters'], schema: flatObject(2001) },
+    ];
+    expect(toolsExcess(['tools'], tools, limits)).toMatchObject({ path: ['tools', 1, 'parameters'], what: 'properties' });
   });
 
   it('refuses tool schemas past the totals even when each is within the per-schema limits', () => {
-    const schemas = Array.from({ length: 3 }, (_, i) => [['tools', i], flatObject(1800)] as const);
-    expect(toolsExcess(['tools'], schemas, limits)).toMatchObject({ path: ['tools'], what: 'properties', count: 5400, limit: 5000, setting: 'REQUEST_TOOLS_MAX_PROPERTIES' });
-    const big = { type: 'object', description: 'x'.repeat(100_000) };
-    const many = Array.from({ length: 6 }, (_, i) => [['tools', i], big] as const);
-    expect(toolsExcess(['tools'], many, limits)).toMatchObject({ path: ['tools'], what: 'bytes', limit: 512 * 1024, setting: 'REQUEST_TOOLS_MAX_BYTES' });
+    const tools = Array.from({ length: 3 }, (_, i) => ({ path: ['tools', i], schema: flatObject(1800) }));
+    expect(toolsExcess(['tools'], tools, limits)).toMatchObject({ path: ['tools'], what: 'properties', count: 5400, limit: 5000, setting: 'REQUEST_TOOLS_MAX_PROPERTIES' });
+    const described = Array.from({ length: 6 }, (_, i) => ({ path: ['tools', i], schema: { type: 'object' }, description: 'x'.repeat(100_000) }));
+    expect(toolsExcess(['tools'], described, limits)).toMatchObject({ path: ['tools'], what: 'bytes', limit: 512 * 1024, setting: 'REQUEST_TOOLS_MAX_BYTES' });
   });
 
   it('refuses too many or too long stop strings', () => {

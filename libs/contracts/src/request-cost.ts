@@ -16,7 +16,7 @@ export interface RequestCostLimits {
   schemaMaxAlternatives: number;
   /** Tools in one request (REQUEST_MAX_TOOLS). */
   maxTools: number;
-  /** UTF-8 bytes of all the tools' parameter schemas together (REQUEST_TOOLS_MAX_BYTES). */
+  /** UTF-8 bytes of all the tools' parameter schemas and descriptions together (REQUEST_TOOLS_MAX_BYTES). */
   toolsMaxBytes: number;
   /** Properties of all the tools' parameter schemas together (REQUEST_TOOLS_MAX_PROPERTIES). */
   toolsMaxProperties: number;
@@ -132,23 +132,30 @@ export function schemaExcessAt(schema: unknown, path: Array<string | number>, li
   return { path, what: measured.measure, count: measured.count, limit: measured.limit, setting: SCHEMA_SETTINGS[measured.measure] };
 }
 
+/** One tool of a request: its parameter schema where it has one, at `path`, and its description. */
+export interface ToolCostEntry {
+  path: Array<string | number>;
+  schema: unknown;
+  description?: unknown;
+}
+
 /**
- * A list of tool schemas (`[path, schema]`), each against the per-schema limits and all together
- * against the tools' totals; `toolsPath` names the list.
+ * A request's tools: their number, each schema against the per-schema limits, and all the
+ * schemas and descriptions together (the descriptions go into the prompt) against the totals;
+ * `toolsPath` names the list.
  */
-export function toolsExcess(
-  toolsPath: Array<string | number>,
-  schemas: ReadonlyArray<readonly [ReadonlyArray<string | number>, unknown]>,
-  limits: RequestCostLimits,
-): RequestCostExcess | undefined {
-  if (schemas.length > limits.maxTools) return { path: toolsPath, what: 'tools', count: schemas.length, limit: limits.maxTools, setting: 'REQUEST_MAX_TOOLS' };
+export function toolsExcess(toolsPath: Array<string | number>, tools: readonly ToolCostEntry[], limits: RequestCostLimits): RequestCostExcess | undefined {
+  if (tools.length > limits.maxTools) return { path: toolsPath, what: 'tools', count: tools.length, limit: limits.maxTools, setting: 'REQUEST_MAX_TOOLS' };
   let bytes = 0;
   let properties = 0;
-  for (const [path, schema] of schemas) {
-    const measured = measureSchema(schema, schemaCaps(limits));
-    if (isSchemaExcess(measured)) return { path: [...path], what: measured.measure, count: measured.count, limit: measured.limit, setting: SCHEMA_SETTINGS[measured.measure] };
-    bytes += measured.bytes;
-    properties += measured.properties;
+  for (const { path, schema, description } of tools) {
+    if (typeof description === 'string') bytes += utf8Bytes(description);
+    if (schema !== undefined) {
+      const measured = measureSchema(schema, schemaCaps(limits));
+      if (isSchemaExcess(measured)) return { path, what: measured.measure, count: measured.count, limit: measured.limit, setting: SCHEMA_SETTINGS[measured.measure] };
+      bytes += measured.bytes;
+      properties += measured.properties;
+    }
     if (bytes > limits.toolsMaxBytes) return { path: toolsPath, what: 'bytes', count: bytes, limit: limits.toolsMaxBytes, setting: 'REQUEST_TOOLS_MAX_BYTES' };
     if (properties > limits.toolsMaxProperties) return { path: toolsPath, what: 'properties', count: properties, limit: limits.toolsMaxProperties, setting: 'REQUEST_TOOLS_MAX_PROPERTIES' };
   }
@@ -181,8 +188,11 @@ export function generateRequestExcess(request: unknown, limits: RequestCostLimit
     if (excess) return excess;
   }
   if (Array.isArray(tools)) {
-    const schemas = tools.map((tool: unknown, i) => [['tools', i, 'parameters'], tool !== null && typeof tool === 'object' ? (tool as Record<string, unknown>).parameters : undefined] as const);
-    const excess = toolsExcess(['tools'], schemas, limits);
+    const entries = tools.map((tool: unknown, i): ToolCostEntry => {
+      const { parameters, description } = tool !== null && typeof tool === 'object' ? (tool as Record<string, unknown>) : {};
+      return { path: ['tools', i, 'parameters'], schema: parameters, description };
+    });
+    const excess = toolsExcess(['tools'], entries, limits);
     if (excess) return excess;
   }
   return stopExcess(['stop'], stop);

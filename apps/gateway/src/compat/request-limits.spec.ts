@@ -31,8 +31,14 @@ describe('the compatible APIs’ cost limits', () => {
   });
 
   it('counts tools against REQUEST_MAX_TOOLS', () => {
-    const tools = Array.from({ length: 129 }, (_, i) => ({ name: `t${i}`, input_schema: { type: 'object' } }));
+    // Tools without a schema count too.
+    const tools = Array.from({ length: 129 }, (_, i) => ({ name: `t${i}` }));
     expect(exceededCost({ tools }, 'messages', limits)).toEqual({ path: ['tools'], what: 'tools', count: 129, limit: 128, setting: 'REQUEST_MAX_TOOLS' });
+  });
+
+  it('counts the tools’ descriptions with their schemas against REQUEST_TOOLS_MAX_BYTES', () => {
+    const tools = Array.from({ length: 6 }, (_, i) => ({ type: 'function', function: { name: `t${i}`, description: 'd'.repeat(100_000) } }));
+    expect(exceededCost({ tools }, 'chat', limits)).toMatchObject({ path: ['tools'], what: 'bytes', setting: 'REQUEST_TOOLS_MAX_BYTES' });
   });
 
   it('bounds stop strings as `stop` and as `stop_sequences`', () => {

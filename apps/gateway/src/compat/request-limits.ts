@@ -5,6 +5,7 @@ import {
   toolsExcess,
   type RequestCostExcess,
   type RequestCostLimits,
+  type ToolCostEntry,
 } from '@weft/contracts';
 
 /**
@@ -72,11 +73,11 @@ export type CostedApi = 'chat' | 'completions' | 'responses' | 'messages';
 export function exceededCost(body: unknown, api: CostedApi, limits: RequestCostLimits): RequestCostExcess | undefined {
   if (!isRecord(body)) return undefined;
   const tools = Array.isArray(body.tools) ? body.tools : [];
-  const schemas = tools.map((tool: unknown, i) => toolSchemaAt(tool, i, api)).filter((entry) => entry !== undefined);
+  const toolEntries = tools.map((tool: unknown, i) => toolEntryAt(tool, i, api));
   const format = replyFormatAt(body, api);
   return (
     (format && schemaExcessAt(format[1], format[0], limits)) ??
-    (tools.length > 0 ? toolsExcess(['tools'], schemas, limits) : undefined) ??
+    (tools.length > 0 ? toolsExcess(['tools'], toolEntries, limits) : undefined) ??
     (api === 'messages' ? stopExcess(['stop_sequences'], body.stop_sequences) : api === 'responses' ? undefined : stopExcess(['stop'], body.stop)) ??
     logitBiasExcess(body)
   );
@@ -84,12 +85,12 @@ export function exceededCost(body: unknown, api: CostedApi, limits: RequestCostL
 
 type Located = readonly [Array<string | number>, unknown];
 
-function toolSchemaAt(tool: unknown, i: number, api: CostedApi): Located | undefined {
-  if (!isRecord(tool)) return undefined;
-  if (api === 'messages') return tool.input_schema === undefined ? undefined : [['tools', i, 'input_schema'], tool.input_schema];
-  if (api === 'responses') return tool.parameters === undefined ? undefined : [['tools', i, 'parameters'], tool.parameters];
-  const fn = tool.function;
-  return isRecord(fn) && fn.parameters !== undefined ? [['tools', i, 'function', 'parameters'], fn.parameters] : undefined;
+function toolEntryAt(tool: unknown, i: number, api: CostedApi): ToolCostEntry {
+  if (!isRecord(tool)) return { path: ['tools', i], schema: undefined };
+  if (api === 'messages') return { path: ['tools', i, 'input_schema'], schema: tool.input_schema, description: tool.description };
+  if (api === 'responses') return { path: ['tools', i, 'parameters'], schema: tool.parameters, description: tool.description };
+  const fn = isRecord(tool.function) ? tool.function : {};
+  return { path: ['tools', i, 'function', 'parameters'], schema: fn.parameters, description: fn.description };
 }
 
 function replyFormatAt(body: Record<string, unknown>, api: CostedApi): Located | undefined {
