@@ -35,4 +35,12 @@ describe('terminalMarkdown', () => {
     expect(text).not.toContain('```');
     expect(text).not.toContain('\u001b[');
   });
+
+  it('renders inline code and bold inside list items, tight or loose', () => {
+    const render = terminalMarkdown(80, false);
+    const tight = render('Steps:\n\n- run `npm test` now\n- and **bold** here\n');
+    expect(tight).toContain('* run npm test now');
+    expect(tight).toContain('* and bold here');
+    expect(render('1. first `a`\n\n2. second **b**\n')).not.toMatch(/[`*]{1,2}[ab]/);
+  });
 });

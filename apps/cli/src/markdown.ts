@@ -24,7 +24,15 @@ export function terminalMarkdown(columns: number | undefined, colors: boolean): 
     if (!marked) {
       const { Marked } = load('marked') as typeof import('marked');
       const { markedTerminal } = load('marked-terminal') as typeof import('marked-terminal');
-      marked = new Marked({ gfm: true, async: false }, markedTerminal({ width, reflowText: true, emoji: false, showSectionPrefix: false, tab: 2 }));
+      marked = new Marked({ gfm: true, async: false }, markedTerminal({ width, reflowText: true, emoji: false, showSectionPrefix: false, tab: 2 }), {
+        // A tight list item's text carries inline tokens (code, bold) that marked-terminal's text
+        // renderer prints raw, backticks and all: render them as marked's own renderer does.
+        renderer: {
+          text(token) {
+            return 'tokens' in token && token.tokens ? this.parser.parseInline(token.tokens) : false;
+          },
+        },
+      });
     }
     const text = marked.parse(markdown, { async: false });
     return colors ? text : stripVTControlCharacters(text);
@@ -48,6 +56,11 @@ export class MarkdownStream {
     const done = this.pending.slice(0, end);
     this.pending = this.pending.slice(end);
     return this.render(done);
+  }
+
+  /** The text of the block still open. */
+  get held(): string {
+    return this.pending;
   }
 
   /** Renders what is held (the message ended): '' when nothing is. */

@@ -1,5 +1,6 @@
 import { assertUnreachable, type StoredSessionEvent } from '@weft/contracts';
 import { createColors } from 'picocolors';
+import { HeldTextPreview, isTerminalOutput } from './live-preview';
 import { MarkdownStream, type MarkdownToTerminal } from './markdown';
 
 export type Colors = ReturnType<typeof createColors>;
@@ -20,7 +21,8 @@ export function colorsFor(stream: { isTTY?: boolean }, env: { NO_COLOR?: string 
 
 /**
  * Turns session events into terminal output: streamed text as it arrives (rendered from Markdown
- * a block at a time when given a renderer, else as the model wrote it), each tool call on its
+ * a block at a time when given a renderer, the block being received shown raw until then, else
+ * as the model wrote it), each tool call on its
  * own line with compact arguments, the first lines of its result, and a closing summary.
  */
 export class TurnRenderer {
@@ -30,6 +32,8 @@ export class TurnRenderer {
   private liveCall?: string;
   private liveMidLine = false;
   private markdownStream?: MarkdownStream;
+  /** At a terminal, the block being received, shown before it is rendered whole. */
+  private readonly preview?: HeldTextPreview;
 
   constructor(
     private readonly out: Output,
@@ -37,6 +41,7 @@ export class TurnRenderer {
     private readonly markdown?: MarkdownToTerminal,
   ) {
     if (markdown) this.markdownStream = new MarkdownStream(markdown);
+    if (markdown && isTerminalOutput(out)) this.preview = new HeldTextPreview(out, c.dim);
   }
 
   render(event: StoredSessionEvent): void {
@@ -49,6 +54,7 @@ export class TurnRenderer {
         return this.text(event.text);
       case 'message.resync':
         // Printed text cannot be taken back: say so and print the whole text once more.
+        this.preview?.clear();
         if (this.markdown) this.markdownStream = new MarkdownStream(this.markdown); // its held part comes again
         this.endLine();
         this.line(this.c.yellow('↻ part of the streamed text was lost on the way; the whole text:'));
@@ -172,6 +178,7 @@ export class TurnRenderer {
 
   /** Ends a half-written line, e.g. before a prompt after Ctrl-C; Markdown held back is rendered first. */
   endLine(): void {
+    this.preview?.clear();
     const held = this.markdownStream?.flush();
     if (held) this.write(held);
     if (!this.atLineStart) this.line('');
@@ -188,7 +195,13 @@ export class TurnRenderer {
   }
 
   private text(text: string): void {
-    this.write(this.markdownStream ? this.markdownStream.push(text) : text);
+    if (!this.markdownStream) return this.write(text);
+    const rendered = this.markdownStream.push(text);
+    if (rendered) {
+      this.preview?.clear();
+      this.write(rendered);
+    }
+    this.preview?.show(this.markdownStream.held);
   }
 
   private write(text: string): void {

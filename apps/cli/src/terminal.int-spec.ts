@@ -82,6 +82,22 @@ describe('weft run at a terminal', () => {
     expect(end).toContain('Both written.');
   });
 
+  it('shows the first words of a long paragraph before it ends, then renders it whole', async () => {
+    const f = await client.fixture(`live-${testId}`);
+    const words = ['The first words', ' of a long answer', ' with `inline code`', ' arrive at once,', ' and **the rest** later.'];
+    script(f.sessionId, [{ chunks: words, chunkDelayMs: 800 }]);
+    const pane = await inTmux(['run', 'explain', '--session', f.sessionId], f);
+
+    const early = await untilShown(pane, 'The first words');
+    expect(early).not.toContain('[exit');
+    expect(early).not.toContain('the rest');
+    const end = await untilShown(pane, '[exit 0]');
+    // Rendered once, whole: no raw Markdown left from the preview, the text not twice.
+    expect(end).toContain('and the rest later.');
+    expect(end).not.toContain('**');
+    expect(end.match(/The first words/g)).toHaveLength(1);
+  });
+
   it('denies with one key, then asks why and sends the reason to the model', async () => {
     const f = await client.fixture(`deny-${testId}`);
     script(f.sessionId, [{ calls: [{ name: 'write_file', arguments: { path: 'a.txt', content: 'one\n' } }] }, { text: 'Understood.' }]);
