@@ -7,6 +7,7 @@ import { CurrentPrincipal, type Principal } from '../../auth/principal';
 import { Route } from '../../common/api-route.decorator';
 import { ModelsService } from '../../models/models.service';
 import { CompatInference, type StartedGeneration } from '../compat-inference.service';
+import { CompatRequestLimits } from '../compat-request-limits';
 import { toCompatError } from '../compat-error';
 import { assertWithinLimits, parseBody } from '../request-fields';
 import { openEventStream, writeEvent } from '../sse-response';
@@ -37,6 +38,7 @@ export class OpenAiController {
   constructor(
     private readonly models: ModelsService,
     private readonly inference: CompatInference,
+    private readonly limits: CompatRequestLimits,
   ) {}
 
   @Route(apiRoutes.openAiModels)
@@ -54,6 +56,7 @@ export class OpenAiController {
   @Route(apiRoutes.openAiChat)
   async chatCompletions(@Body() body: unknown, @CurrentPrincipal() principal: Principal, @Res() res: Response): Promise<void> {
     assertWithinLimits(body, 'messages');
+    this.limits.assertWithin(body, 'chat');
     const request = parseBody(chatCompletionRequestSchema, body);
     const generation = await this.inference.start(principal, fromChatCompletionRequest(request), res);
     const identity: CompletionIdentity = { id: `chatcmpl-${randomBytes(12).toString('hex')}`, model: request.model, created: Math.floor(Date.now() / 1000) };
@@ -89,6 +92,7 @@ export class OpenAiController {
   @Route(apiRoutes.openAiCompletions)
   async completions(@Body() body: unknown, @CurrentPrincipal() principal: Principal, @Res() res: Response): Promise<void> {
     assertWithinLimits(body, 'messages');
+    this.limits.assertWithin(body, 'completions');
     const request = parseBody(completionRequestSchema, body);
     const generation = await this.inference.start(principal, fromCompletionRequest(request), res);
     const identity: CompletionIdentity = { id: `cmpl-${randomBytes(12).toString('hex')}`, model: request.model, created: Math.floor(Date.now() / 1000) };
