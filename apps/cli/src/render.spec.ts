@@ -56,6 +56,13 @@ describe('TurnRenderer', () => {
     );
   });
 
+  it("shows a failed result's first line and its last lines, where the cause is", () => {
+    const output = ['exit 1', 'Collecting x', 'Downloading', 'Building', 'error: no matching distribution', 'ERROR: failed'].join('\n');
+    expect(renderAll([{ type: 'tool.completed', turnId, callId: 'c1', name: 'run_command', isError: true, output }])).toBe(
+      '  ⎿ exit 1\n    … 2 earlier lines\n    Building\n    error: no matching distribution\n    ERROR: failed\n',
+    );
+  });
+
   it('dims a tool result and paints a failed one red', () => {
     const ok = renderAll([{ type: 'tool.completed', turnId, callId: 'c1', name: 'x', isError: false, output: 'fine' }], true);
     const bad = renderAll([{ type: 'tool.completed', turnId, callId: 'c1', name: 'x', isError: true, output: 'boom' }], true);

@@ -2,6 +2,7 @@ import { assertUnreachable, type StoredSessionEvent } from '@weft/contracts';
 import { createColors } from 'picocolors';
 import { HeldTextPreview, isTerminalOutput } from './live-preview';
 import { MarkdownStream, type MarkdownToTerminal } from './markdown';
+import type { KeptResult, ToolResults } from './tool-results';
 
 export type Colors = ReturnType<typeof createColors>;
 
@@ -35,10 +36,15 @@ export class TurnRenderer {
   /** At a terminal, the block being received, shown before it is rendered whole. */
   private readonly preview?: HeldTextPreview;
 
+  /** The call each running tool was made with, to name it beside its kept result. */
+  private readonly calls = new Map<string, string>();
+
   constructor(
     private readonly out: Output,
     private readonly c: Colors,
     private readonly markdown?: MarkdownToTerminal,
+    /** Where a chat keeps whole results: a cut one then says how to open it. */
+    private readonly results?: ToolResults,
   ) {
     if (markdown) this.markdownStream = new MarkdownStream(markdown);
     if (markdown && isTerminalOutput(out)) this.preview = new HeldTextPreview(out, c.dim);
@@ -65,19 +71,25 @@ export class TurnRenderer {
         if (!this.streamedText && event.content) this.text(event.content);
         this.streamedText = false;
         return this.endLine();
-      case 'tool.called':
+      case 'tool.called': {
         this.streamedText = false;
         this.endLine();
+        const call = `${event.call.name}(${compactArgs(event.call.arguments)})`;
+        this.calls.set(event.call.id, call);
         return this.line(`${this.c.cyan('●')} ${this.c.bold(event.call.name)}${this.c.dim(`(${compactArgs(event.call.arguments)})`)}`);
+      }
       case 'tool.output':
         return this.liveOutput(event.callId, event.text);
-      case 'tool.completed':
+      case 'tool.completed': {
+        const number = this.results?.add(this.calls.get(event.callId) ?? event.name, event.output, event.isError);
+        this.calls.delete(event.callId);
         if (this.liveCall === event.callId) {
           // The output was shown as it came: only the result's first line (the exit code) is new.
           this.endLiveOutput();
           return this.toolResult(event.output.split('\n', 1)[0] ?? '', event.isError);
         }
-        return this.toolResult(event.output, event.isError);
+        return this.toolResult(event.output, event.isError, number);
+      }
       case 'turn.completed': {
         this.endLine();
         const { promptTokens, completionTokens, cachedTokens } = event.usage;
@@ -184,14 +196,31 @@ export class TurnRenderer {
     if (!this.atLineStart) this.line('');
   }
 
-  private toolResult(output: string, isError: boolean): void {
+  /**
+   * A result's first lines; a failed one's first line (the exit code) and its last lines, where
+   * the cause is (a pip or compiler error ends its output). `number`: how a chat opens it whole.
+   */
+  private toolResult(output: string, isError: boolean, number?: number): void {
     const lines = output.replace(/\s+$/, '').split('\n');
-    const shown = lines.slice(0, MAX_RESULT_LINES).map((line) => truncate(line, MAX_RESULT_LINE_CHARS));
-    if (shown.length === 0 || (shown.length === 1 && shown[0] === '')) shown.splice(0, shown.length, '(no output)');
+    const cut = lines.length > MAX_RESULT_LINES;
+    const head = isError && cut ? lines.slice(0, 1) : lines.slice(0, MAX_RESULT_LINES);
+    const tail = isError && cut ? lines.slice(-(MAX_RESULT_LINES - 1)) : [];
     const paint = isError ? this.c.red : this.c.dim;
-    shown.forEach((line, index) => this.line(paint(`${index === 0 ? '  ⎿ ' : '    '}${line}`)));
-    const hidden = lines.length - shown.length;
-    if (hidden > 0) this.line(this.c.dim(`    … ${hidden} more line${hidden === 1 ? '' : 's'}`));
+    const show = (line: string, first: boolean) => this.line(paint(`${first ? '  ⎿ ' : '    '}${truncate(line, MAX_RESULT_LINE_CHARS)}`));
+    if (head.length === 0 || (head.length === 1 && head[0] === '' && tail.length === 0)) return show('(no output)', true);
+    head.forEach((line, index) => show(line, index === 0));
+    const hidden = lines.length - head.length - tail.length;
+    const open = number === undefined ? '' : ` · /expand or /tool ${number} shows it whole`;
+    if (hidden > 0) this.line(this.c.dim(`    … ${hidden} ${tail.length > 0 ? 'earlier ' : 'more '}line${hidden === 1 ? '' : 's'}${open}`));
+    tail.forEach((line) => show(line, false));
+  }
+
+  /** A kept result, whole (`/expand`, `/tool N`). */
+  showResult(result: KeptResult): void {
+    this.endLine();
+    this.line(`${this.c.cyan(`[${result.number}]`)} ${this.c.bold(result.call)}`);
+    const paint = result.isError ? this.c.red : (text: string) => text;
+    for (const line of result.output.replace(/\s+$/, '').split('\n')) this.line(paint(`    ${line}`));
   }
 
   private text(text: string): void {

@@ -2,7 +2,8 @@ import type { ApiClient, ChainListing, ScopeRules, SessionSummary, TurnOptions }
 import { parseInputs } from './chain-inputs';
 import type { TurnStart } from './turn';
 import { ApiError, formatError } from './errors';
-import type { Colors, Output } from './render';
+import type { Colors, Output, TurnRenderer } from './render';
+import type { KeptResult, ToolResults } from './tool-results';
 
 /** What `weft chat` is talking to; the slash commands switch it. */
 export interface ChatState {
@@ -27,6 +28,8 @@ const HELP: ReadonlyArray<readonly [string, string]> = [
   ['/memory', "the workspace's shared notes; /memory add <text>, /memory rm <id>, /memory clear"],
   ['/chains', "the workspace's chains (.weft/chains/*.yaml) and their inputs"],
   ['/chain <name> [key=value …]', 'runs a chain with its inputs'],
+  ['/expand', 'the last tool result, whole'],
+  ['/tool [N]', 'tool result N whole; without N, the results of this chat'],
   ['/exit, /quit', 'leave (Ctrl-D too, and Ctrl-C when no turn runs; during a turn Ctrl-C cancels it)'],
 ];
 
@@ -46,6 +49,8 @@ export class SlashCommands {
     private readonly out: Output,
     private readonly err: Output,
     private readonly c: Colors,
+    /** The chat's tool results and the renderer that shows one whole; without them, /expand and /tool say so. */
+    private readonly results?: { readonly kept: ToolResults; readonly renderer: TurnRenderer },
   ) {}
 
   async run(line: string): Promise<SlashOutcome> {
@@ -83,6 +88,13 @@ export class SlashCommands {
           break;
         case '/chain':
           return this.chain(args[0], rest.slice(args[0]?.length ?? 0).trim());
+        case '/expand':
+          this.expand(this.results?.kept.last());
+          break;
+        case '/tool':
+          if (args[0] === undefined) this.listResults();
+          else this.expand(this.results?.kept.get(Number(args[0])), args[0]);
+          break;
         default:
           this.err.write(`${this.c.yellow(`unknown command ${name}`)}: /help lists them\n`);
       }
@@ -91,6 +103,22 @@ export class SlashCommands {
       this.err.write(`${this.c.red(formatError(error))}\n`);
     }
     return 'continue';
+  }
+
+  private expand(result: KeptResult | undefined, asked?: string): void {
+    if (result && this.results) return this.results.renderer.showResult(result);
+    const none = asked === undefined ? 'no tool result yet in this chat' : `no tool result ${asked} in this chat`;
+    this.err.write(`${this.c.yellow(none)}: /tool lists them\n`);
+  }
+
+  private listResults(): void {
+    const kept = this.results?.kept.all() ?? [];
+    if (kept.length === 0) return void this.out.write(this.c.dim('no tool results yet in this chat\n'));
+    for (const result of kept) {
+      const lines = result.output.replace(/\s+$/, '').split('\n').length;
+      const mark = result.isError ? this.c.red(' failed') : '';
+      this.out.write(`${this.c.cyan(`[${result.number}]`)} ${result.call}${mark} ${this.c.dim(`(${lines} line${lines === 1 ? '' : 's'})`)}\n`);
+    }
   }
 
   private task(command: string, task: string, options: TurnOptions): SlashOutcome {

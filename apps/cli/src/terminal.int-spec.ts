@@ -158,6 +158,29 @@ describe('weft chat at a terminal', () => {
   });
 });
 
+describe('tool results in weft chat', () => {
+  it('cuts a long result to its first lines and shows it whole with /expand and /tool N', async () => {
+    const log = Array.from({ length: 12 }, (_, i) => `line ${i + 1}`).join('\n');
+    const f = await client.fixture(`expand-${testId}`, {}, { 'build.log': log });
+    script(f.sessionId, [{ calls: [{ name: 'read_file', arguments: { path: 'build.log' } }] }, { text: 'Read it.' }]);
+    const pane = await inTmux(['chat', '--session', f.sessionId], f);
+    await untilShown(pane, '›');
+    await pane.typeLine('read the log');
+    const cut = await untilShown(pane, 'Read it.');
+    expect(cut).toContain('⎿ line 1');
+    expect(cut).toContain('… 8 more lines · /expand or /tool 1 shows it whole');
+    expect(cut).not.toContain('line 12');
+
+    await pane.typeLine('/expand');
+    const whole = await untilShown(pane, 'line 12');
+    expect(whole).toContain('[1] read_file(path="build.log")');
+    await pane.typeLine('/tool 7');
+    await untilShown(pane, 'no tool result 7 in this chat');
+    await pane.typeLine('/exit');
+    await untilShown(pane, '[exit 0]');
+  });
+});
+
 describe('weft chain --list', () => {
   it("lists a workspace's chains without creating a session", async () => {
     const chain = ['description: find and fix a bug', 'inputs:', '  issue: { description: what is broken }', 'steps:', '  - name: find', '    prompt: "Find {{ inputs.issue }}"'].join('\n');

@@ -6,6 +6,7 @@ import { ApiError, describeError, formatError } from '../errors';
 import { LineReader } from '../line-reader';
 import { singleKeyAnswers, terminalPermissionPrompt } from '../permission-prompt';
 import { TurnRenderer } from '../render';
+import { ToolResults } from '../tool-results';
 import { openSession, type SessionTargetOptions } from '../session-target';
 import { type ChatState, SlashCommands, isSlashCommand } from '../slash-commands';
 import { type TurnStart, runTurn } from '../turn';
@@ -41,8 +42,9 @@ export function chatCommand(ctx: CliContext): Command {
     const stopListening = ctx.onInterrupt(interrupt);
     // The reader buffers lines, so piped input typed ahead of a turn is not lost.
     const lines = new LineReader(rl[Symbol.asyncIterator]());
-    const renderer = new TurnRenderer(ctx.stdout, c, answerMarkdown(ctx, options.raw));
-    const commands = new SlashCommands(client, state, ctx.stdout, ctx.stderr, c);
+    const kept = new ToolResults();
+    const renderer = new TurnRenderer(ctx.stdout, c, answerMarkdown(ctx, options.raw), kept);
+    const commands = new SlashCommands(client, state, ctx.stdout, ctx.stderr, c, { kept, renderer });
     // Answers come from the same line reader as messages, so typed-ahead input stays in order.
     // The question is readline's prompt while it waits, so a redraw (a backspace) keeps it on screen.
     const askPermission = terminalPermissionPrompt(ctx.stdout, c, async (question, signal) => {
