@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_STOP_CHARS, MAX_STOP_STRINGS } from './request-cost';
 
 export const toolCallSchema = z.object({
   id: z.string().min(1),
@@ -71,7 +72,7 @@ export const generateRequestSchema = z.object({
   /** 1 (or absent) is off; above 1 penalises recently generated tokens. */
   repeatPenalty: z.number().min(0).max(4).optional(),
   /** Generation stops before any of these strings; they are not part of the text. */
-  stop: z.array(z.string().min(1).max(64)).max(16).optional(),
+  stop: z.array(z.string().min(1).max(MAX_STOP_CHARS)).max(MAX_STOP_STRINGS).optional(),
   /** The reply is one JSON value matching this JSON Schema (grammar-constrained); not with tools. */
   jsonSchema: z.record(z.string(), z.unknown()).optional(),
   toolChoice: toolChoiceSchema.optional(),
