@@ -35,7 +35,7 @@ export const DEFAULT_REQUEST_COST_LIMITS: Readonly<RequestCostLimits> = {
 /** Stop strings one request may give, and their length: each is matched against every token's text. */
 export const MAX_STOP_STRINGS = 16;
 export const MAX_STOP_CHARS = 64;
-/** Entries of a `logit_bias` map (OpenAI's own limit is 300). */
+/** Entries of a `logit_bias` map (accepted, not read: bounded because parsing it still costs). */
 export const MAX_LOGIT_BIAS_ENTRIES = 300;
 
 export type SchemaMeasure = 'bytes' | 'depth' | 'properties' | 'alternatives';
