@@ -74,7 +74,7 @@ describe('weft usage', () => {
       limits: { limits: { weight: 1, requestsPerMinute: 600, concurrentTurns: 8, tokensPerDay: 0 }, tokensUsedToday: 10 },
     });
     const bad = await weft(['usage', '--from', 'yesterday'], asUser(f));
-    expect(bad.code).toBe(1);
+    expect(bad.code).toBe(2); // a wrong command line
     expect(bad.stderr).toContain("option '--from <YYYY-MM-DD>' argument 'yesterday' is invalid. not a day: use YYYY-MM-DD (UTC).");
   });
 

@@ -102,6 +102,11 @@ export class ApiClient extends WeftApi {
     return this.api.json(route, { params: { id: target.id } });
   }
 
+  /** Replaces the session's own rules (`weft run --allow/--deny` adds to them). */
+  setSessionRules(sessionId: string, rules: { allow: string[]; ask: string[]; deny: string[] }): Promise<ScopeRules> {
+    return this.api.json(apiRoutes.setSessionRules, { params: { id: sessionId }, body: rules });
+  }
+
   /** The chains of a workspace without a session: listing creates nothing. */
   async listWorkspaceChains(workspaceId: string): Promise<ChainListing[]> {
     return (await this.api.json(apiRoutes.workspaceChains, { params: { id: workspaceId } })).chains;

@@ -101,8 +101,9 @@ describe('the weft command', { timeout: 30_000 }, () => {
 
     expect(result.code).toBe(0);
     const events = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; id: string });
-    expect(events.map((event) => event.type)).toEqual(['message.created', ...completedTurn.map((event) => event.type)]);
+    expect(events.map((event) => event.type)).toEqual(['message.created', ...completedTurn.map((event) => event.type), 'weft.result']);
     expect(events[0]?.id).toBe('1700000000000-1');
+    expect(events.at(-1)).toMatchObject({ status: 'completed', exitCode: 0, turnId: 'turn_1', answer: 'Done.', filesChanged: [], patch: null });
   });
 
   it('prints an API error as message and code', async () => {
@@ -223,11 +224,11 @@ describe('the weft command', { timeout: 30_000 }, () => {
     expect(gateway.answers).toEqual([{ requestId: 'perm_1', decision: 'deny', reason: 'not now' }]);
   });
 
-  it('cancels the turn and exits 1 at the first question when input is piped to run without --yes', async () => {
+  it('cancels the turn and exits 3 (approval needed) at the first question when input is piped to run without --yes', async () => {
     gateway = await startStubGateway({ key: KEY, turns: [waitingForAnswerTurn] });
     const result = await weft(['run', 'test it', '--session', 'ses_1'], { ...env, WEFT_URL: gateway.url, WEFT_KEY: KEY });
 
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(3);
     expect(result.stdout).toContain('? permission needed for npm test');
     expect(result.stderr).toContain(
       'error: the agent asks permission for run_command: npm test, and no one can answer here (input is not a terminal), so the turn was cancelled: pass --yes',

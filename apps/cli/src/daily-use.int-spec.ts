@@ -138,7 +138,7 @@ describe('weft export', () => {
     expect(lines.filter((line) => line.type === 'message')).toHaveLength(4);
 
     const bad = await weft(['export', f.sessionId, '--format', 'pdf'], env(f));
-    expect(bad.code).toBe(1);
+    expect(bad.code).toBe(2); // a wrong command line
     expect(bad.stderr).toContain("argument 'pdf' is invalid. Allowed choices are markdown, jsonl.");
   });
 });
@@ -244,6 +244,53 @@ describe('weft instructions', () => {
   });
 });
 
+describe('weft run headless, as a CI job runs it', () => {
+  /** The JSON lines of a `--json` run: the session events, then the result. */
+  const jsonLines = (stdout: string) => stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+
+  it('lets --allow and --deny rules answer, ends with a result line and writes the patch with --patch', async () => {
+    const f = await stack.client.fixture(`headless-${stack.testId}`);
+    const dir = await folder(`headless-${stack.testId}`, { 'src/app.py': 'print(1)\n' });
+    const { sessionId, workspaceId } = await pushedSession(f, dir, [
+      { calls: [write('src/app.py', 'print(2)\n')] },
+      { calls: [write('deploy.sh', 'git push\n')] },
+      { text: 'Fixed.' },
+    ]);
+    const patch = join(dir, '..', `headless-${stack.testId}.patch`);
+    const result = await weft(['run', 'fix it', '--session', sessionId, '--json', '--allow', 'Write(src/**)', '--deny', 'Write(deploy.sh)', '--patch', patch], env(f));
+
+    expect(result.code, result.stderr).toBe(0);
+    const lines = jsonLines(result.stdout);
+    const decided = lines.filter((line) => line.type === 'permission.decided').map((line) => [line.decision, line.decidedBy]);
+    expect(decided).toEqual([['allow', 'policy'], ['deny', 'policy']]);
+    expect(lines.at(-1)).toMatchObject({
+      type: 'weft.result',
+      status: 'completed',
+      exitCode: 0,
+      sessionId,
+      workspaceId,
+      answer: 'Fixed.',
+      filesChanged: [{ path: 'src/app.py', change: 'modified' }],
+      patch,
+      error: null,
+    });
+    expect(await readFile(patch, 'utf8')).toContain('+print(2)');
+  });
+
+  it('exits 3 with an approval_needed result when no rule answers, and 2 on a wrong command line', async () => {
+    const f = await stack.client.fixture(`headless-ask-${stack.testId}`);
+    script(f.sessionId, [{ calls: [write('a.txt', 'x\n')] }, { text: 'never' }]);
+    const asked = await weft(['run', 'write a.txt', '--session', f.sessionId, '--json', '--allow', 'Bash(pytest*)'], env(f));
+
+    expect(asked.code).toBe(3);
+    expect(jsonLines(asked.stdout).at(-1)).toMatchObject({ type: 'weft.result', status: 'approval_needed', exitCode: 3, sessionId: f.sessionId });
+
+    const wrong = await weft(['run', 'x', '--session', f.sessionId, '--no-such-flag'], env(f));
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain("unknown option '--no-such-flag'");
+  });
+});
+
 describe('a turn the user stops or cannot answer', () => {
   it('fails fast when the agent asks permission and input is not a terminal, cancelling the turn', async () => {
     const f = await stack.client.fixture(`unattended-${stack.testId}`);
@@ -251,7 +298,7 @@ describe('a turn the user stops or cannot answer', () => {
     const started = Date.now();
     const result = await weft(['run', 'write a.txt', '--session', f.sessionId], env(f));
 
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(3); // approval needed, not given
     expect(result.stderr).toContain('error: the agent asks permission for write_file: write a.txt, and no one can answer here (input is not a terminal), so the turn was cancelled');
     expect(Date.now() - started).toBeLessThan(20_000); // not PERMISSION_TIMEOUT_MS (5 minutes)
     await expect.poll(async () => (await events(f, f.sessionId)).at(-1)?.type).toBe('turn.cancelled');

@@ -13,7 +13,8 @@ import { setupCommand } from './commands/setup';
 import { usageCommand } from './commands/usage';
 import { workspaceCommand } from './commands/workspace';
 import { errColors, type CliContext } from './context';
-import { formatError } from './errors';
+import { formatError, UnattendedPermissionError } from './errors';
+import { ExitCode } from './exit-codes';
 
 export function createProgram(ctx: CliContext): Command {
   return new Command('weft')
@@ -41,15 +42,25 @@ export function createProgram(ctx: CliContext): Command {
     .addHelpText('after', '\nStart with: weft setup (or weft login --url <gateway> --key <key>)');
 }
 
+/** Gives every subcommand the program's output and exit override: `addCommand` copies neither. */
+function inheritSettings(command: Command): Command {
+  for (const sub of command.commands) {
+    sub.copyInheritedSettings(command);
+    inheritSettings(sub);
+  }
+  return command;
+}
+
 /** Parses `argv`, runs the command and returns the exit code; every error is printed here, once. */
 export async function runCli(argv: readonly string[], ctx: CliContext): Promise<number> {
-  const program = createProgram(ctx);
+  const program = inheritSettings(createProgram(ctx));
   try {
     await program.parseAsync([...argv]);
     return ctx.exitCode;
   } catch (error) {
-    if (error instanceof CommanderError) return error.exitCode; // commander already said why
+    // Commander already said why; its 0 is --help or --version.
+    if (error instanceof CommanderError) return error.exitCode === 0 ? ExitCode.Done : ExitCode.Usage;
     ctx.stderr.write(`${errColors(ctx).red(formatError(error))}\n`);
-    return 1;
+    return error instanceof UnattendedPermissionError ? ExitCode.ApprovalNeeded : ExitCode.Failed;
   }
 }

@@ -45,6 +45,8 @@ export interface TurnDeps {
    * cancelled or left. An asker that throws ends the turn: it is cancelled, then the error rethrown.
    */
   readonly askPermission?: (event: PermissionRequest, signal: AbortSignal) => Promise<PermissionAnswer | undefined>;
+  /** Told each event of the turn as it passes (a script's result line is built from them). */
+  readonly onEvent?: (event: StoredSessionEvent) => void;
   /** The asker shows the question itself (the call, its preview, why it asks): the event's own line is not printed as well. */
   readonly askerShowsRequest?: boolean;
 }
@@ -93,6 +95,7 @@ export async function runTurn(deps: TurnDeps, sessionId: string, what: string | 
     });
     for await (const { raw, event } of events) {
       if (raw.turnId !== turnId) continue; // another client's turn on the same session
+      if (event) deps.onEvent?.(event);
       if (jsonOut) jsonOut.write(`${JSON.stringify(raw)}\n`);
       else if (event && !(event.type === 'permission.requested' && deps.askerShowsRequest)) renderer.render(event);
       if (event?.type === 'tool.completed' && !event.isError && FILE_CHANGING_TOOLS.has(event.name)) touchedFiles = true;

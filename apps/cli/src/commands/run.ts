@@ -3,17 +3,24 @@ import { Command } from 'commander';
 import type { ApiClient } from '../api-client';
 import { reportChanges } from '../changes-hint';
 import { answerMarkdown, connect, errColors, outColors, status, type CliContext } from '../context';
-import { describeError } from '../errors';
+import { describeError, UnattendedPermissionError } from '../errors';
+import { ExitCode } from '../exit-codes';
+import { addSessionRules, collectRule, type ResultStatus, type RunResult, TurnSummary, workspaceChanges } from '../headless';
 import { allowEverythingOnce, refuseUnattended, singleKeyAnswers, terminalPermissionPrompt } from '../permission-prompt';
 import { TurnRenderer } from '../render';
 import { openSession, type SessionTargetOptions } from '../session-target';
-import { type TurnDeps, type TurnStart, runTurn } from '../turn';
+import { type TurnDeps, type TurnOutcome, type TurnStart, runTurn } from '../turn';
 import { TurnInterrupts } from '../turn-interrupts';
 import { withTargetOptions } from './target-options';
 
 export interface OneTurnOptions extends SessionTargetOptions {
   readonly json?: boolean;
   readonly yes?: boolean;
+  /** Rules added to the session before the turn: what they match is allowed (denied) without asking. */
+  readonly allow?: string[];
+  readonly deny?: string[];
+  /** Where to write the workspace's patch after the turn, for a script. */
+  readonly patch?: string;
 }
 
 interface RunOptions extends OneTurnOptions {
@@ -29,13 +36,17 @@ export const RUN_EXAMPLES: ReadonlyArray<readonly [string, string]> = [
   ['weft run "add OAuth login" --plan', 'a plan, then each subtask in its own loop'],
   ['weft run "rename foo to bar" --local', 'straight to the junior (local) model'],
   ['weft run "list the TODOs" --json --yes', 'the events as JSON lines, for scripts'],
+  ["weft run \"fix the tests\" --json --allow 'Bash(pytest*)' --allow 'Edit(src/**)' --patch fix.patch", 'headless, for CI: rules answer, the patch to a file'],
 ];
 
 /** `--json` and `--yes`: shared by `run` and `chain`. */
 export function withOneTurnOptions(command: Command): Command {
   return withTargetOptions(command)
-    .option('--json', 'print the raw session events as JSON lines')
-    .option('-y, --yes', 'allow every action the agent asks permission for, once each, without asking');
+    .option('--json', 'print the raw session events as JSON lines, then a last line {"type":"weft.result",…} with the outcome')
+    .option('-y, --yes', 'allow every action the agent asks permission for, once each, without asking')
+    .option('--allow <rule>', "add a rule to the session's allow list before the turn, e.g. 'Bash(pytest*)' (repeatable)", collectRule, [])
+    .option('--deny <rule>', "add a rule to the session's deny list before the turn, e.g. 'Bash(git push*)' (repeatable)", collectRule, [])
+    .option('--patch <file>', "write the workspace's patch to this file after a turn that changed files");
 }
 
 export function runCommand(ctx: CliContext): Command {
@@ -76,6 +87,41 @@ function runHelp(): string {
  * when the turn fails, 130 when Ctrl-C cancelled it or left it.
  */
 export async function followOneTurn(ctx: CliContext, client: ApiClient, sessionId: string, start: TurnStart, options: OneTurnOptions): Promise<void> {
+  await addSessionRules(client, sessionId, { allow: options.allow ?? [], deny: options.deny ?? [] });
+  const summary = new TurnSummary();
+  let outcome: TurnOutcome | undefined;
+  let failure: unknown;
+  try {
+    outcome = await followTurn(ctx, client, sessionId, start, options, summary);
+  } catch (error) {
+    failure = error;
+  }
+  if (options.json || options.patch) await finish(ctx, client, sessionId, options, summary, outcome, failure);
+  if (failure !== undefined) throw failure;
+}
+
+/** The `--patch` file, and with `--json` the result line: written whatever the outcome. */
+async function finish(ctx: CliContext, client: ApiClient, sessionId: string, options: OneTurnOptions, summary: TurnSummary, outcome: TurnOutcome | undefined, failure: unknown): Promise<void> {
+  const changes = outcome ? await workspaceChanges(client, outcome.workspaceId, options.patch) : { filesChanged: [], patch: null };
+  if (!options.json) return;
+  const status: ResultStatus = failure instanceof UnattendedPermissionError ? 'approval_needed' : ctx.exitCode === ExitCode.Interrupted ? 'interrupted' : (outcome?.status ?? 'failed');
+  const exitCode = failure instanceof UnattendedPermissionError ? ExitCode.ApprovalNeeded : failure !== undefined ? ExitCode.Failed : ctx.exitCode;
+  const result: RunResult = {
+    type: 'weft.result',
+    status,
+    exitCode,
+    sessionId,
+    turnId: outcome?.turnId ?? null,
+    workspaceId: outcome?.workspaceId ?? null,
+    answer: summary.answer,
+    usage: summary.usage,
+    error: outcome?.status === 'failed' ? { code: outcome.code, message: outcome.message } : failure instanceof Error ? { code: (failure as { code?: string }).code ?? null, message: failure.message } : null,
+    ...changes,
+  };
+  ctx.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+async function followTurn(ctx: CliContext, client: ApiClient, sessionId: string, start: TurnStart, options: OneTurnOptions, summary: TurnSummary): Promise<TurnOutcome | undefined> {
   const renderer = new TurnRenderer(ctx.stdout, outColors(ctx), answerMarkdown(ctx, options.raw));
   const interrupts = new TurnInterrupts();
   const interrupt = (): void => {
@@ -101,19 +147,22 @@ export async function followOneTurn(ctx: CliContext, client: ApiClient, sessionI
         onCancelFailed: (error) => ctx.stderr.write(`${errColors(ctx).red(`could not cancel the turn: ${describeError(error)}`)} (Ctrl-C again to leave)\n`),
         askPermission,
         askerShowsRequest: !options.yes && rl !== undefined,
+        onEvent: (event) => summary.observe(event),
       },
       sessionId,
       start,
       control,
     );
-    if (outcome.status === 'failed') ctx.exitCode = 1;
-    if (outcome.status === 'cancelled') ctx.exitCode = interrupts.cancelRequested ? 130 : 1;
+    if (outcome.status === 'failed') ctx.exitCode = ExitCode.Failed;
+    if (outcome.status === 'cancelled') ctx.exitCode = interrupts.cancelRequested ? ExitCode.Interrupted : ExitCode.Failed;
     if (outcome.touchedFiles) await reportChanges(ctx, client, sessionId, outcome.workspaceId);
+    return outcome;
   } catch (error) {
     if (!control.leave?.aborted) throw error;
     renderer.endLine();
     ctx.stderr.write(`${errColors(ctx).yellow('left')}: ${interrupts.cancelRequested ? 'the turn is being cancelled' : 'the turn goes on'} in the session\n`);
-    ctx.exitCode = 130;
+    ctx.exitCode = ExitCode.Interrupted;
+    return undefined;
   } finally {
     interrupts.endTurn();
     rl?.close();

@@ -74,6 +74,7 @@ export async function startStubGateway(options: StubGatewayOptions): Promise<Stu
   const notes: StubGateway['notes'] = new Map();
   const chainRuns: StubGateway['chainRuns'] = [];
   const cancels: string[] = [];
+  const putRules = new Map<string, { allow?: string[]; ask?: string[]; deny?: string[] }>();
   const ended = new Set<string>();
   const sessions = new Map<string, StubSession & { createdAt: string }>();
   for (const [index, session] of [{ id: 'ses_1', workspaceId: 'ws_1', model: 'tiny' }, ...(options.sessions ?? [])].entries()) {
@@ -153,10 +154,11 @@ export async function startStubGateway(options: StubGatewayOptions): Promise<Stu
       if (notesRoute[3]) return void (list.splice(at, 1), res.writeHead(204).end());
       return json(res, 200, { deleted: list.splice(0).length });
     }
-    const rules = /^GET \/v1\/permissions\/(user|session\/[\w-]+)$/.exec(route);
-    if (rules?.[1]) {
-      const key = rules[1].replace('/', ':');
-      const stored = options.rules?.[key] ?? {};
+    const rules = /^(GET|PUT) \/v1\/permissions\/(user|session\/[\w-]+)$/.exec(route);
+    if (rules?.[2]) {
+      const key = rules[2].replace('/', ':');
+      if (rules[1] === 'PUT') putRules.set(key, JSON.parse(body.toString()) as { allow?: string[]; ask?: string[]; deny?: string[] });
+      const stored = putRules.get(key) ?? options.rules?.[key] ?? {};
       return json(res, 200, { scope: key.split(':')[0], rules: { allow: stored.allow ?? [], ask: stored.ask ?? [], deny: stored.deny ?? [] } });
     }
     if (session && sessionPath === 'GET /chains') {
