@@ -26,4 +26,15 @@ else
   grep -qs '"linux-x64-weft-cpu"' node_modules/node-llama-cpp/llama/lastBuild.json && rm node_modules/node-llama-cpp/llama/lastBuild.json
   echo "setup: node-llama-cpp's PREBUILT llama.cpp binary serves (why: the llama.cpp lines above)"
 fi
+# gVisor (docs/sandbox.md): with SANDBOX_RUNTIME=auto, the default, sandboxes run on runsc where
+# the engine lists it; say which, and how to add it where it does not.
+if docker info --format '{{json .Runtimes}}' 2>/dev/null | grep -q '"runsc"'; then
+  echo "setup: the Docker engine has gVisor (runsc): sandbox containers run on it (SANDBOX_RUNTIME=auto)"
+else
+  echo "setup: the Docker engine has no gVisor runtime: sandbox containers run on runc. To add it (a second"
+  echo "       kernel between each command and the host; on this engine's ptrace platform, slower starts and"
+  echo "       syscalls: docs/benchmarks/2026-11-28-gvisor.md), as root:"
+  echo "         apt-get install -y runsc"
+  echo "         add {\"runtimes\":{\"runsc\":{\"path\":\"/usr/bin/runsc\",\"runtimeArgs\":[\"--platform=ptrace\",\"--network=host\"]}}} to /etc/docker/daemon.json, then: kill -HUP \$(pidof dockerd)"
+fi
 echo "setup: done. Start Weft with: docker compose up -d"

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { ContainerSpec } from '../../apps/sandbox/src/docker/container-runtime';
+import { SECCOMP_PROFILE_PATH } from '../../apps/sandbox/src/docker/seccomp-profile';
 
 /**
  * `docker run --rm` flags for the very spec the worker would create, so the cold baseline has
@@ -14,6 +15,7 @@ export function dockerRunArgs(spec: ContainerSpec): string[] {
     '--network=none',
     '--cap-drop=ALL',
     '--security-opt=no-new-privileges',
+    `--security-opt=seccomp=${SECCOMP_PROFILE_PATH}`,
     '--read-only',
     `--tmpfs=/tmp:rw,nosuid,nodev,size=${limits.tmpfsBytes},uid=${uid},gid=${gid},mode=1777`,
     `--memory=${limits.memoryBytes}`,

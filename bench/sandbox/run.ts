@@ -5,7 +5,8 @@
  * a table, and the default pool meeting a burst twice (it grows between); then `run_command` in
  * a session's warm container against cold ones, and `npm ci` with and without the user's package
  * cache (run-command.ts). Needs the Docker engine and the images
- * `npm run images` builds. BENCH_PARTS=pool,commands,npm picks the parts (all by default).
+ * `npm run images` builds. BENCH_PARTS=pool,commands,npm,runtimes picks the parts (all by
+ * default); `runtimes` puts runc and gVisor's runsc side by side (runtimes.ts).
  */
 import 'reflect-metadata';
 import { cpus } from 'node:os';
@@ -20,6 +21,7 @@ import { WarmPool } from '../../apps/sandbox/src/pool/warm-pool';
 import { startNats } from '../../test/support/containers';
 import { docker, dockerRunArgs } from './docker-run';
 import { benchRunCommand } from './run-command';
+import { benchRuntimes } from './runtimes';
 import { burst, percentile, sequential } from './stats';
 
 const SEQUENTIAL_RUNS = Number(process.env.BENCH_SEQUENTIAL ?? 20);
@@ -45,8 +47,9 @@ async function main(): Promise<void> {
     LOG_LEVEL: 'warn',
     ...pick(process.env, ['SANDBOX_IMAGE', 'SANDBOX_RUNTIME', 'SANDBOX_MEMORY_MB', 'SANDBOX_CPUS', 'SANDBOX_PIDS_LIMIT', 'SANDBOX_POOL_SIZE', 'SANDBOX_POOL_MAX']),
   };
-  const parts = new Set((process.env.BENCH_PARTS ?? 'pool,commands,npm').split(','));
+  const parts = new Set((process.env.BENCH_PARTS ?? 'pool,commands,npm,runtimes').split(','));
   try {
+    if (parts.has('runtimes')) await benchRuntimes(nats.url);
     if (parts.has('pool')) await benchPool(env);
     await benchRunCommand(nats.url, { commands: parts.has('commands'), npm: parts.has('npm') });
   } finally {
@@ -164,7 +167,7 @@ function printTable(config: SandboxConfig, columns: { warm: Figures; coldWorker:
   const widths = headers.map((header, i) => Math.max(header.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
   const out = [
-    `sandbox latency: python ${CODE}, image ${config.SANDBOX_IMAGE}, runtime ${config.SANDBOX_RUNTIME ?? 'engine default'}, ` +
+    `sandbox latency: python ${CODE}, image ${config.SANDBOX_IMAGE}, runtime ${config.SANDBOX_RUNTIME}, ` +
       `limits ${config.SANDBOX_MEMORY_MB} MiB / ${config.SANDBOX_CPUS} CPU / ${config.SANDBOX_PIDS_LIMIT} pids, host ${cpus().length} CPUs`,
     line(headers),
     line(widths.map((w) => '-'.repeat(w))),

@@ -17,6 +17,8 @@ for pkg in apps/* libs/*; do
   # The CLI's tests build into dist/test-* folders of their own (apps/cli/src/testing/built-cli.ts).
   rm -rf "$out/$pkg"/dist/test-*
 done
+# The sandbox worker reads its seccomp profile from apps/sandbox/seccomp (docker/seccomp-profile.ts).
+mkdir -p "$out/apps/sandbox/seccomp" && cp apps/sandbox/seccomp/weft-seccomp.json "$out/apps/sandbox/seccomp/"
 # `npm install` rather than `ci`: the lock file holds only this platform's optional packages,
 # which `ci --omit=optional` refuses; versions still come from the copied lock file.
 (cd "$out" && npm install --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund >/dev/null)

@@ -30,6 +30,27 @@ const imageCatalogue = () =>
       return images;
     });
 
+/** The runtimes a sandbox container may run on; `auto` picks runsc where the engine has it. */
+export const SANDBOX_RUNTIMES = ['auto', 'runsc', 'runc'] as const;
+
+/** `id=runtime` pairs, comma-separated: catalogue ids that run on a runtime of their own. */
+const imageRuntimes = () =>
+  z
+    .string()
+    .default('')
+    .transform((list, ctx) => {
+      const runtimes: Record<string, 'runsc' | 'runc'> = {};
+      for (const pair of list.split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+        const [id, runtime, ...rest] = pair.split('=');
+        if (!id || !IMAGE_ID.test(id) || (runtime !== 'runsc' && runtime !== 'runc') || rest.length > 0) {
+          ctx.addIssue({ code: 'custom', message: `"${pair}" is not id=runc or id=runsc` });
+          return z.NEVER;
+        }
+        runtimes[id] = runtime;
+      }
+      return runtimes;
+    });
+
 const sandboxEnvSchema = z.object({
   ...telemetryEnv,
   ...natsEnv,
@@ -66,8 +87,16 @@ const sandboxEnvSchema = z.object({
   SANDBOX_POOL_MAX: z.coerce.number().int().min(0).max(64).default(16),
   /** A pooled container unused for this long is replaced (it also stops by itself). */
   SANDBOX_POOL_MAX_IDLE_MS: positiveInt().min(10_000).default(600_000),
-  /** OCI runtime for sandbox containers, e.g. `runsc` (gVisor); the engine's default when unset. */
-  SANDBOX_RUNTIME: z.string().min(1).optional(),
+  /**
+   * The OCI runtime of every sandbox container: `runsc` (gVisor, a second kernel between each run
+   * and the host), `runc`, or `auto`: runsc when the engine lists it, else runc.
+   */
+  SANDBOX_RUNTIME: z.enum(SANDBOX_RUNTIMES).default('auto'),
+  /**
+   * Catalogue ids that run on another runtime than SANDBOX_RUNTIME says, as `id=runc` or `id=runsc`
+   * pairs, comma-separated (an image that needs what gVisor lacks: `java=runc`).
+   */
+  SANDBOX_IMAGE_RUNTIMES: imageRuntimes(),
   /**
    * Stamped on every container this worker starts; the host name when unset (a container's id in
    * Docker). A worker removes at boot what carries its id: give each replica its own where
@@ -153,6 +182,14 @@ export const sandboxConfigSchema = sandboxEnvSchema.superRefine((config, ctx) =>
       code: 'custom',
       path: ['SANDBOX_PROXY_SUBNETS'],
       message: `${config.SANDBOX_PROXY_SUBNETS} is not a range that holds /${config.SANDBOX_PROXY_SUBNET_PREFIX} networks (SANDBOX_PROXY_SUBNET_PREFIX)`,
+    });
+  }
+  const unknown = Object.keys(config.SANDBOX_IMAGE_RUNTIMES).filter((id) => !(id in config.SANDBOX_IMAGES));
+  if (unknown.length > 0) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['SANDBOX_IMAGE_RUNTIMES'],
+      message: `${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not in SANDBOX_IMAGES (${Object.keys(config.SANDBOX_IMAGES).join(', ')})`,
     });
   }
   if (!(config.SANDBOX_DEFAULT_IMAGE in config.SANDBOX_IMAGES)) {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ContainerSpec } from './container-runtime';
 import { toCreateOptions } from './create-options';
+import { seccompProfile } from './seccomp-profile';
 
 const spec: ContainerSpec = {
   image: 'weft/sandbox-runtime:latest',
@@ -28,12 +29,22 @@ describe('toCreateOptions', () => {
   it('drops every capability, forbids new privileges and is never privileged', () => {
     expect(host.CapDrop).toEqual(['ALL']);
     expect(host.CapAdd).toBeUndefined();
-    expect(host.SecurityOpt).toEqual(['no-new-privileges']);
+    expect(host.SecurityOpt?.[0]).toBe('no-new-privileges');
     expect(host.Privileged).toBe(false);
   });
 
-  it("keeps the engine's default seccomp profile: never unconfined, never replaced", () => {
-    expect(host.SecurityOpt?.some((opt: string) => opt.startsWith('seccomp'))).toBe(false);
+  it("applies Weft's seccomp profile: Docker's default without ptrace and its kin", () => {
+    const seccomp = (host.SecurityOpt ?? []).filter((opt: string) => opt.startsWith('seccomp='));
+    expect(seccomp).toEqual([`seccomp=${seccompProfile()}`]);
+    const profile = JSON.parse(seccomp[0]!.slice('seccomp='.length)) as { defaultAction: string; syscalls: { names: string[]; args?: { value: number }[] }[] };
+    expect(profile.defaultAction).toBe('SCMP_ACT_ERRNO');
+    const allowed = new Set(profile.syscalls.flatMap((rule) => rule.names));
+    for (const name of ['ptrace', 'process_vm_readv', 'process_vm_writev', 'kcmp', 'pidfd_getfd', 'keyctl', 'add_key', 'request_key', 'userfaultfd', 'perf_event_open', 'bpf', 'io_uring_setup']) {
+      expect(allowed.has(name), name).toBe(false);
+    }
+    for (const name of ['read', 'clone', 'execve', 'mmap', 'socket', 'wait4']) expect(allowed.has(name), name).toBe(true);
+    const personality = profile.syscalls.filter((rule) => rule.names.includes('personality')).map((rule) => rule.args?.[0]?.value);
+    expect(personality.sort()).toEqual([0, 0xffffffff]);
   });
 
   it('writes no container log, so output never lands on the host disk', () => {

@@ -1,11 +1,12 @@
 import type { ContainerCreateOptions } from 'dockerode';
 import type { ContainerSpec } from './container-runtime';
+import { seccompProfile } from './seccomp-profile';
 
 /**
  * Maps a spec to the engine's create body. The isolation settings are fixed here, not in the
- * spec, so no caller can loosen them: no capabilities, no new privileges, the engine's default
- * seccomp profile (no `seccomp=` option is ever passed, so never `unconfined`), no network (or
- * only the dedicated egress network, when the spec names it), a
+ * spec, so no caller can loosen them: no capabilities, no new privileges, Weft's seccomp profile
+ * (Docker's default less ptrace and the calls around it: `seccomp-profile.ts`; never
+ * `unconfined`), no network (or only the dedicated egress network, when the spec names it), a
  * read-only root with a small tmpfs, hard memory, CPU, pids and file limits, and no log driver:
  * output is read from the attach stream alone, so a chatty run cannot fill the host's disk with
  * container logs.
@@ -31,7 +32,7 @@ export function toCreateOptions(spec: ContainerSpec): ContainerCreateOptions {
     HostConfig: {
       NetworkMode: spec.network ?? 'none',
       CapDrop: ['ALL'],
-      SecurityOpt: ['no-new-privileges'],
+      SecurityOpt: ['no-new-privileges', `seccomp=${seccompProfile()}`],
       Privileged: false,
       ReadonlyRootfs: true,
       Tmpfs: {

@@ -80,6 +80,13 @@ describe('buildContainerSpec', () => {
     expect(spec.runtime).toBe('runsc');
   });
 
+  it("runs an image on its catalogue id's own runtime (SANDBOX_IMAGE_RUNTIMES)", () => {
+    const request = { mode: 'code', network: 'none', language: 'bash', code: 'x' } as const;
+    const config = { ...limits, SANDBOX_RUNTIME: 'runsc', SANDBOX_IMAGES: { minimal: limits.SANDBOX_IMAGE }, SANDBOX_IMAGE_RUNTIMES: { minimal: 'runc' } } as const;
+    expect(buildContainerSpec({ ...base, request }, config).runtime).toBe('runc');
+    expect(buildContainerSpec({ ...base, request }, { ...config, SANDBOX_IMAGE_RUNTIMES: {} }).runtime).toBe('runsc');
+  });
+
   it('labels the container with a deadline past its timeout', () => {
     const spec = build({ request: { mode: 'code', network: 'none', language: 'bash', code: 'x' } });
     expect(spec.labels['weft.sandbox']).toBe('1');
@@ -97,7 +104,7 @@ describe('buildWarmSpec', () => {
   });
 
   it('runs the one-shot command server as PID 1 with stdin open, telling it how long to wait', () => {
-    expect(warm.cmd).toEqual(['/usr/local/bin/node', '--disable-sigusr1', '/usr/local/bin/weft-serve']);
+    expect(warm.cmd).toEqual(['/usr/local/bin/node-server', '--disable-sigusr1', '/usr/local/bin/weft-serve']);
     expect(warm.init).toBeUndefined();
     expect(warm.openStdin).toBe(true);
     expect(warm.sharedStdin).toBeUndefined();

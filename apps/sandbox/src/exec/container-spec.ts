@@ -2,6 +2,7 @@ import { assertUnreachable, type ExecSession } from '@weft/contracts';
 import type { SandboxConfig } from '@weft/config';
 import type { ContainerLimits, ContainerSpec } from '../docker/container-runtime';
 import { SandboxLabels } from '../docker/container-runtime';
+import { runtimeFor } from '../docker/runtime-choice';
 import type { ParsedExecRequest } from './exec-request';
 
 /** Weft's own settings in a workspace; never writable from a run. */
@@ -19,16 +20,17 @@ const RUN_ENV = { HOME: '/tmp', LANG: 'C.UTF-8', PYTHONDONTWRITEBYTECODE: '1' } 
 /** How long a container's main process waits, idle, before it exits on its own. */
 const IDLE_SECONDS_ENV = 'WEFT_IDLE_SECONDS';
 /**
- * A pooled container's main process: the command server, one-shot, as PID 1 (no init). Without
+ * A pooled container's main process: the command server, one-shot, as PID 1 (no init), run by
+ * the runtime image's execute-only `node-server`, so it is non-dumpable. Without
  * `--disable-sigusr1` a snippet's SIGUSR1 would open Node's inspector on the server.
  */
-export const POOL_SERVER_CMD = ['/usr/local/bin/node', '--disable-sigusr1', '/usr/local/bin/weft-serve'];
+export const POOL_SERVER_CMD = ['/usr/local/bin/node-server', '--disable-sigusr1', '/usr/local/bin/weft-serve'];
 
 export type SpecLimits = Pick<
   SandboxConfig,
   'SANDBOX_IMAGE' | 'SANDBOX_MEMORY_MB' | 'SANDBOX_CPUS' | 'SANDBOX_PIDS_LIMIT' | 'SANDBOX_TMPFS_MB'
 > &
-  Partial<Pick<SandboxConfig, 'SANDBOX_FILE_MAX_MB' | 'SANDBOX_RUNTIME'>>;
+  Partial<Pick<SandboxConfig, 'SANDBOX_FILE_MAX_MB' | 'SANDBOX_RUNTIME' | 'SANDBOX_IMAGE_RUNTIMES' | 'SANDBOX_IMAGES'>>;
 
 export type CodeRequest = Extract<ParsedExecRequest, { mode: 'code' }>;
 
@@ -219,6 +221,7 @@ export function containerLimits(config: SpecLimits): ContainerLimits {
 }
 
 export function baseSpec(config: SpecLimits, runsUntil: number): Omit<ContainerSpec, 'cmd' | 'workingDir' | 'openStdin'> {
+  const runtime = runtimeFor(config, config.SANDBOX_IMAGE);
   return {
     image: config.SANDBOX_IMAGE,
     user: SANDBOX_USER,
@@ -228,7 +231,7 @@ export function baseSpec(config: SpecLimits, runsUntil: number): Omit<ContainerS
       [SandboxLabels.deadline]: String(runsUntil + SWEEP_GRACE_MS),
     },
     limits: containerLimits(config),
-    ...(config.SANDBOX_RUNTIME ? { runtime: config.SANDBOX_RUNTIME } : {}),
+    ...(runtime ? { runtime } : {}),
   };
 }
 

@@ -3,8 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startNats, type StartedService } from '../../../../test/support/containers';
 import { createSandboxApp } from '../app';
 import { POOL_SERVER_CMD } from '../exec/container-spec';
+import { seccompProfile } from '../docker/seccomp-profile';
 import { waitFor } from '../testing/attack-helpers';
 import { startSandboxHarness, type SandboxHarness } from '../testing/sandbox-harness';
+import { engineRuntimes } from '../testing/test-runtimes';
 
 const poolLabel = 'weft.sandbox.pool';
 
@@ -32,7 +34,7 @@ describe('warm pool (real Docker, real NATS)', () => {
     const info = await sandbox.docker.getContainer(warm[0]!.Id).inspect();
     expect(info.Config.User).toBe('10001:10001');
     expect(info.HostConfig).toMatchObject({ CapDrop: ['ALL'], NetworkMode: 'none', ReadonlyRootfs: true, Memory: 128 * 1024 * 1024 });
-    expect(info.HostConfig.SecurityOpt).toEqual(['no-new-privileges']);
+    expect(info.HostConfig.SecurityOpt).toEqual(['no-new-privileges', `seccomp=${seccompProfile()}`]);
   });
 
   it('runs a snippet in a pooled container, then destroys it and starts a replacement', async () => {
@@ -154,13 +156,16 @@ describe('warm pool sized by demand (real Docker, real NATS)', () => {
   });
 });
 
+const gvisorListed = engineRuntimes().includes('runsc');
+
 describe('SANDBOX_RUNTIME (real Docker)', () => {
-  it('fails the boot with a clear error when the engine does not know the runtime', async () => {
-    const config = loadConfig(sandboxConfigSchema, {
-      SANDBOX_RUNTIME: 'runsc-not-installed',
-      SANDBOX_POOL_SIZE: '0',
-      LOG_LEVEL: 'silent',
-    });
-    await expect(createSandboxApp(config)).rejects.toThrow(/SANDBOX_RUNTIME=runsc-not-installed is not a runtime this engine knows/);
+  // Only where the engine lacks gVisor: elsewhere SANDBOX_RUNTIME=runsc is a runtime it knows.
+  it.skipIf(gvisorListed)('fails the boot with a clear error when the engine does not know the runtime', async () => {
+    const config = loadConfig(sandboxConfigSchema, { SANDBOX_RUNTIME: 'runsc', SANDBOX_POOL_SIZE: '0', LOG_LEVEL: 'silent' });
+    await expect(createSandboxApp(config)).rejects.toThrow(/SANDBOX_RUNTIME=runsc: runsc is not a runtime this engine knows/);
+  });
+
+  it('refuses a runtime that is not auto, runsc or runc, before touching the engine', () => {
+    expect(() => loadConfig(sandboxConfigSchema, { SANDBOX_RUNTIME: 'runsc-not-installed' })).toThrow(/SANDBOX_RUNTIME/);
   });
 });

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { ErrorCode, type ExecRequest, type ExecSession } from '@weft/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startNats, type StartedService } from '../../../../test/support/containers';
+import { seccompProfile } from '../docker/seccomp-profile';
 import { waitFor } from '../testing/attack-helpers';
 import { HarnessLimits, startSandboxHarness, type SandboxHarness } from '../testing/sandbox-harness';
 
@@ -172,7 +173,7 @@ describe("a session's warm container (real Docker, real NATS)", () => {
     expect(probe.stdout).toContain('Read-only file system');
     const [container] = await containersOf(session);
     const info = await sandbox.docker.getContainer(container!.Id).inspect();
-    expect(info.HostConfig).toMatchObject({ NetworkMode: 'none', CapDrop: ['ALL'], SecurityOpt: ['no-new-privileges'], ReadonlyRootfs: true, Privileged: false });
+    expect(info.HostConfig).toMatchObject({ NetworkMode: 'none', CapDrop: ['ALL'], SecurityOpt: ['no-new-privileges', `seccomp=${seccompProfile()}`], ReadonlyRootfs: true, Privileged: false });
     expect(info.HostConfig.Memory).toBe(HarnessLimits.memoryMb * 1024 * 1024);
     expect(info.HostConfig.PidsLimit).toBe(HarnessLimits.pidsLimit);
   });

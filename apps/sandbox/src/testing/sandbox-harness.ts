@@ -73,6 +73,8 @@ export async function startSandboxHarness(natsUrl: string, env: Record<string, s
     SANDBOX_POOL_MAX: '2',
     SANDBOX_INSTANCE_ID: instance,
     LOG_LEVEL: 'silent',
+    // Not auto: a suite runs on the runtime it names (attackSuite's `runtime`), runc unless it does.
+    SANDBOX_RUNTIME: 'runc',
     // This machine's HTTPS is re-signed on the way out: proxied runs must trust the host's bundle.
     ...(existsSync(HOST_CA_BUNDLE) ? { SANDBOX_CA_CERTS: HOST_CA_BUNDLE } : {}),
     ...env,
