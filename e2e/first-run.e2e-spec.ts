@@ -72,7 +72,7 @@ describe('the first run, as the README tells it', () => {
     const closed = await closedPort();
     const nowhere = await weft(['admin', 'models', 'pull', `http://${hostAddress}:${closed}/${FILE}`], savedLogin());
     expect(nowhere.code).toBe(1);
-    expect(nowhere.stderr).toContain(`Cannot reach http://${hostAddress}:${closed}/${FILE} (fetch failed: ECONNREFUSED): check the address, the network, and HF_ENDPOINT for hf: sources (INFERENCE.MODEL_DOWNLOAD_FAILED)`);
+    expect(nowhere.stderr).toContain(`Cannot reach http://${hostAddress}:${closed}/${FILE} (fetch failed: ECONNREFUSED): check the address, the network, and HF_ENDPOINT for hf: sources (WEFT_HF_ENDPOINT in the stack's .env) (INFERENCE.MODEL_DOWNLOAD_FAILED)`);
     expect((await weft(['admin', 'models', 'list'], savedLogin())).stdout).not.toContain(MODEL);
   });
 

@@ -48,7 +48,7 @@ export async function offerModels(ctx: CliContext, url: string, adminKey: string
     for (const line of rest) reporter.detail(line.trim());
     return model.id;
   } catch (error) {
-    record({ check: 'pull', status: 'fail', text: `the pull failed: ${describeError(error)}`, hint: 'fix what the line above says, then: weft admin models pull <source> (a broken download resumes)' });
+    record({ check: 'pull', status: 'fail', text: `the pull failed: ${describeError(error)}`, hint: 'fix what the line above says (hf: sources come from WEFT_HF_ENDPOINT in the stack\'s .env), then: weft admin models pull <source> (a broken download resumes)' });
     return undefined;
   }
 }
@@ -57,6 +57,6 @@ export async function offerModels(ctx: CliContext, url: string, adminKey: string
 async function hostMemory(admin: AdminClient): Promise<HostMemory> {
   const gpus = (await admin.fleet().catch(() => [])).flatMap((worker) => (worker.gpu ? [worker.gpu] : []));
   const largest = gpus.sort((a, b) => b.vramTotalBytes - a.vramTotalBytes)[0];
-  if (largest) return { bytes: largest.vramTotalBytes, describe: `GPU (${largest.type}, ${Math.round(largest.vramTotalBytes / GiB)} GiB)` };
-  return { bytes: totalmem(), describe: `RAM of this machine (${Math.round(totalmem() / GiB)} GiB; no GPU reported by the fleet)` };
+  if (largest) return { kind: 'gpu', bytes: largest.vramTotalBytes, describe: `GPU (${largest.type}, ${Math.round(largest.vramTotalBytes / GiB)} GiB)` };
+  return { kind: 'ram', bytes: totalmem(), describe: `RAM of this machine (${Math.round(totalmem() / GiB)} GiB; no GPU reported by the fleet)` };
 }

@@ -24,17 +24,22 @@ export const RECOMMENDED_MODELS: readonly RecommendedModel[] = [
 
 /** The memory a model is sized against: the GPU's where one is seen, else the RAM. */
 export interface HostMemory {
+  readonly kind: 'gpu' | 'ram';
   readonly bytes: number;
   /** `GPU (CUDA, 24 GiB)` or `RAM of this machine (32 GiB)`. */
   readonly describe: string;
 }
 
-/** Weights, plus a KV cache and the runtime's own: a model fits when this share of memory holds it. */
-const FITS_SHARE = 0.75;
+/**
+ * The share of memory a model's weights may take. A GPU holds the weights, the KV cache and the
+ * runtime's own; the RAM of a machine without one also holds the system, Docker, the stack and
+ * the developer's own tools (an 18.6 GB model on 24 GiB of RAM left the machine swapping).
+ */
+const FITS_SHARE: Readonly<Record<HostMemory['kind'], number>> = { gpu: 0.75, ram: 0.5 };
 
 /** Up to `count` models that fit, largest first; the smallest one alone when none does. */
 export function recommendFor(memory: HostMemory, count = 3): { models: RecommendedModel[]; fits: boolean } {
-  const fitting = RECOMMENDED_MODELS.filter((model) => model.sizeBytes <= memory.bytes * FITS_SHARE);
+  const fitting = RECOMMENDED_MODELS.filter((model) => model.sizeBytes <= memory.bytes * FITS_SHARE[memory.kind]);
   if (fitting.length === 0) return { models: RECOMMENDED_MODELS.slice(0, 1), fits: false };
   return { models: fitting.slice(-count).reverse(), fits: true };
 }

@@ -22,7 +22,7 @@ export async function probeSource(source: ResolvedSource, given: string | undefi
   try {
     head = await fetch(source.url, { method: 'HEAD', redirect: 'manual', signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
   } catch (error) {
-    throw pullFailed('unreachable', `Cannot reach ${source.url} (${describeNetworkError(error)}): check the address, the network, and HF_ENDPOINT for hf: sources`, { url: source.url }, error);
+    throw pullFailed('unreachable', `Cannot reach ${source.url} (${describeNetworkError(error)}): check the address, the network, and HF_ENDPOINT for hf: sources (WEFT_HF_ENDPOINT in the stack's .env)`, { url: source.url }, error);
   }
   const redirected = head.status >= 300 && head.status < 400;
   if (!redirected && head.status >= 400) {
