@@ -26,10 +26,10 @@ else
   grep -qs '"linux-x64-weft-cpu"' node_modules/node-llama-cpp/llama/lastBuild.json && rm node_modules/node-llama-cpp/llama/lastBuild.json
   echo "setup: node-llama-cpp's PREBUILT llama.cpp binary serves (why: the llama.cpp lines above)"
 fi
-# gVisor (docs/sandbox.md): with SANDBOX_RUNTIME=auto, the default, sandboxes run on runsc where
-# the engine lists it; say which, and how to add it where it does not.
+# gVisor (docs/sandbox.md): with SANDBOX_RUNTIME=auto sandboxes run on runsc where the engine lists
+# it; say whether it does, and how to add it where it does not.
 if docker info --format '{{json .Runtimes}}' 2>/dev/null | grep -q '"runsc"'; then
-  echo "setup: the Docker engine has gVisor (runsc): sandbox containers run on it (SANDBOX_RUNTIME=auto)"
+  echo "setup: the Docker engine has gVisor (runsc): SANDBOX_RUNTIME=auto or runsc in .env runs sandboxes on it"
 else
   echo "setup: the Docker engine has no gVisor runtime: sandbox containers run on runc. To add it (a second"
   echo "       kernel between each command and the host; on this engine's ptrace platform, slower starts and"

@@ -89,9 +89,10 @@ const sandboxEnvSchema = z.object({
   SANDBOX_POOL_MAX_IDLE_MS: positiveInt().min(10_000).default(600_000),
   /**
    * The OCI runtime of every sandbox container: `runsc` (gVisor, a second kernel between each run
-   * and the host), `runc`, or `auto`: runsc when the engine lists it, else runc.
+   * and the host), `runc`, or `auto`: runsc when the engine lists it, else runc. `runc` by default
+   * while session containers do not start on Debian's runsc release (docs/sandbox.md: gVisor).
    */
-  SANDBOX_RUNTIME: z.enum(SANDBOX_RUNTIMES).default('auto'),
+  SANDBOX_RUNTIME: z.enum(SANDBOX_RUNTIMES).default('runc'),
   /**
    * Catalogue ids that run on another runtime than SANDBOX_RUNTIME says, as `id=runc` or `id=runsc`
    * pairs, comma-separated (an image that needs what gVisor lacks: `java=runc`).
