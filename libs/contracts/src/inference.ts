@@ -48,11 +48,19 @@ export type ToolChoice = z.infer<typeof toolChoiceSchema>;
 /** What to do with a prompt that does not fit the context: fail, or drop the oldest turns. */
 export const contextOverflowSchema = z.enum(['error', 'drop-oldest']);
 
+/** The longest reply one generation may ask for (`maxTokens`); a model's context may cut it shorter. */
+export const MAX_REPLY_TOKENS = 32_768;
+
+/** The most a reply on a model with `contextSize` tokens can hold: what the model lists advertise as its output limit. */
+export function replyTokenLimit(contextSize: number): number {
+  return Math.min(contextSize, MAX_REPLY_TOKENS);
+}
+
 export const generateRequestSchema = z.object({
   model: z.string().min(1),
   messages: z.array(chatMessageSchema).min(1),
   tools: z.array(toolDefinitionSchema).optional(),
-  maxTokens: z.number().int().positive().max(32768).optional(),
+  maxTokens: z.number().int().positive().max(MAX_REPLY_TOKENS).optional(),
   temperature: z.number().min(0).max(2).optional(),
   seed: z.number().int().optional(),
   /** Lets the worker keep a session's KV cache between turns. */
@@ -88,6 +96,14 @@ export const generateRequestSchema = z.object({
    * holds the prompt as one user message, for routing, scripted models and accounting.
    */
   completion: z.object({ prompt: z.string(), suffix: z.string().optional() }).optional(),
+  /**
+   * The start of the reply, already streamed by a worker that died: the worker evaluates it as
+   * prompt (the last assistant turn, left open; after `completion.prompt` for a raw completion)
+   * and continues it. Deltas carry only the new text; the result's `text` starts with this, and
+   * its usage counts these tokens as completion tokens, not prompt tokens, as if one worker had
+   * generated the whole reply. Not with `jsonSchema` (the grammar's state cannot be carried).
+   */
+  continueFrom: z.string().min(1).optional(),
 });
 export type GenerateRequest = z.infer<typeof generateRequestSchema>;
 

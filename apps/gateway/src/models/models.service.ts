@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AppError, ErrorCode, type ModelInfo, Routes, type WorkerHeartbeat } from '@weft/contracts';
+import { AppError, ErrorCode, type ListedModel, type ModelInfo, replyTokenLimit, Routes, type WorkerHeartbeat } from '@weft/contracts';
 import { RpcClient } from '@weft/messaging';
 import { ModelAccess } from '../auth/oidc/model-access';
 import { FleetRegistry } from '../fleet/fleet-registry';
@@ -17,9 +17,13 @@ export class ModelsService {
     private readonly access: ModelAccess,
   ) {}
 
-  /** What a user is shown: the fleet's models less those their groups do not let them use (WEFT_OIDC_GROUP_MODELS). */
-  async listFor(userId: string): Promise<{ models: ModelInfo[] }> {
-    return { models: await this.access.filter(userId, (await this.list()).models) };
+  /**
+   * What a user is shown: the fleet's models less those their groups do not let them use
+   * (WEFT_OIDC_GROUP_MODELS), each with its output limit, so that clients can size their context.
+   */
+  async listFor(userId: string): Promise<{ models: ListedModel[] }> {
+    const models = await this.access.filter(userId, (await this.list()).models);
+    return { models: models.map((model) => ({ ...model, maxOutputTokens: replyTokenLimit(model.contextSize) })) };
   }
 
   /** One model as a user asks for it: 404 when unknown, 403 naming it when their groups do not allow it. */

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Body, Controller, Res, UseFilters } from '@nestjs/common';
-import { AppError, ErrorCode, type GenerateResult, apiRoutes } from '@weft/contracts';
+import { AppError, ErrorCode, type GenerateResult, apiRoutes, replyTokenLimit } from '@weft/contracts';
 import type { Response } from 'express';
 import { CurrentPrincipal, type Principal } from '../../auth/principal';
 import { Route } from '../../common/api-route.decorator';
@@ -32,7 +32,7 @@ export class AnthropicController {
   @Route(apiRoutes.anthropicModels)
   async listModels(@CurrentPrincipal() principal: Principal) {
     const { models } = await this.models.listFor(principal.userId);
-    const data = models.map((m) => ({ type: 'model', id: m.id, display_name: m.id, created_at: STARTED_AT }));
+    const data = models.map((m) => ({ type: 'model', id: m.id, display_name: m.id, created_at: STARTED_AT, max_input_tokens: m.contextSize, max_tokens: replyTokenLimit(m.contextSize) }));
     return { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null };
   }
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Body, Controller, Param, Res, UseFilters } from '@nestjs/common';
-import { AppError, EMBED_MAX_INPUT_CHARS, EMBED_MAX_INPUTS, ErrorCode, type GenerateResult, type ModelInfo, apiRoutes } from '@weft/contracts';
+import { AppError, EMBED_MAX_INPUT_CHARS, EMBED_MAX_INPUTS, ErrorCode, type GenerateResult, type ModelInfo, apiRoutes, replyTokenLimit } from '@weft/contracts';
 import type { Response } from 'express';
 import { z } from 'zod';
 import { CurrentPrincipal, type Principal } from '../../auth/principal';
@@ -141,6 +141,9 @@ function finishOf(result: GenerateResult): 'stop' | 'length' {
   return result.finishReason === 'length' ? 'length' : 'stop';
 }
 
+/** OpenAI's model object has no limits: these are the fields OpenAI-compatible servers add (vLLM, OpenRouter, LM Studio, Codex's catalogue). */
 function openAiModel(model: ModelInfo) {
-  return { id: model.id, object: 'model', created: STARTED_AT, owned_by: 'weft', context_window: model.contextSize };
+  const window = model.contextSize;
+  const output = replyTokenLimit(window);
+  return { id: model.id, object: 'model', created: STARTED_AT, owned_by: 'weft', context_window: window, context_length: window, max_model_len: window, max_output_tokens: output };
 }
