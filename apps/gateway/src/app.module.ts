@@ -2,6 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import type { Logger } from '@weft/logging';
 import { AccountingModule } from './accounting/accounting.module';
 import { AgentModule } from './agent/agent.module';
+import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import { CompatModule } from './compat/compat.module';
 import type { GatewaySettings } from './config';
@@ -29,6 +30,7 @@ export class AppModule {
         AuthModule,
         AccountingModule,
         UsersModule,
+        AuditModule,
         WorkspacesModule,
         ModelsModule,
         SessionsModule,

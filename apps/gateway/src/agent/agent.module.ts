@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import type { Logger } from '@weft/logging';
 import { TURN_LIMITS } from '../agent-core/port-tokens';
+import { AuditModule } from '../audit/audit.module';
 import { ChainsModule } from '../chains/chains.module';
 import { GATEWAY_CONFIG, type GatewaySettings } from '../config';
 import { EventsModule } from '../events/events.module';
@@ -25,6 +26,7 @@ import { TurnWorker } from './turn-worker';
 /** The wiring: binds the agent core's ports to the gateway's features and runs queued turns. */
 @Module({
   imports: [
+    AuditModule,
     SessionsModule,
     McpModule,
     EventsModule,

@@ -1,5 +1,6 @@
 import { type ChatMessage, type SessionEvent, type ToolCall, chatMessageSchema } from '@weft/contracts';
 import type { Redis } from 'ioredis';
+import type { ToolAuditRepository } from '../audit/tool-audit.repository';
 import type { EventLogRepository } from '../events/event-log.repository';
 import type { RedisKeys } from '../infra/redis-keys';
 import type { SessionsRepository } from '../sessions/sessions.repository';
@@ -32,6 +33,7 @@ export class RedisTurnStore implements TurnStore {
     private readonly keys: RedisKeys,
     private readonly sessions: SessionsRepository,
     private readonly events: EventLogRepository,
+    private readonly audit: ToolAuditRepository,
   ) {
     this.history = new MessageListCache(redis);
   }
@@ -55,6 +57,7 @@ export class RedisTurnStore implements TurnStore {
   }
 
   async appendEvent(sessionId: string, event: SessionEvent): Promise<void> {
+    if (event.type === 'permission.decided') await this.audit.noteDecision(sessionId, event);
     await this.events.append(sessionId, event);
   }
   endTurn(sessionId: string, turnId: string): Promise<void> {
@@ -101,8 +104,9 @@ export class RedisTurnStore implements TurnStore {
     return (await this.redis.hsetnx(this.resultsKey(thread), callId, STARTED)) === 1;
   }
 
-  /** One transaction: a crash leaves either all three (outcome, tool message, event) or none. */
+  /** One transaction: a crash leaves either all four (outcome, tool message, event, audit entry) or none. */
   async recordToolResult(thread: ThreadRef, turnId: string, call: ToolCall, outcome: ToolOutcome): Promise<void> {
+    const [session, decision] = await Promise.all([this.sessions.find(thread.sessionId), this.audit.decisionOf(thread.sessionId, call.id)]);
     const message = chatMessageSchema.parse({ role: 'tool', toolCallId: call.id, name: call.name, content: outcome.output });
     const event: SessionEvent = {
       type: 'tool.completed',
@@ -118,6 +122,8 @@ export class RedisTurnStore implements TurnStore {
       .hset(this.resultsKey(thread), call.id, JSON.stringify({ isError: outcome.isError, output: outcome.output }))
       .rpush(this.messagesKey(thread), JSON.stringify(message));
     this.events.appendTo(tx, thread.sessionId, event);
+    const completed = { ownerId: session?.ownerId ?? '', sessionId: thread.sessionId, turnId, call, ...outcome };
+    this.audit.appendCompleted(tx, completed, decision);
     await tx.exec();
   }
 

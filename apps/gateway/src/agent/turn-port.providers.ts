@@ -28,6 +28,7 @@ import {
 import { agentTools } from '../agent-core/tools/agent-tools';
 import { RpcChainLoader } from '../chains/chain-loader';
 import { GATEWAY_CONFIG, type GatewaySettings } from '../config';
+import { ToolAuditRepository } from '../audit/tool-audit.repository';
 import { EventLogRepository } from '../events/event-log.repository';
 import { ServiceLiveness } from '../fleet/service-liveness';
 import { NatsConnectionHandle } from '../infra/nats.connection';
@@ -52,9 +53,9 @@ import type { TurnLimits } from './turn-runner';
 export const turnPortProviders: Provider[] = [
   {
     provide: TURN_STORE,
-    inject: [REDIS, RedisKeys, SessionsRepository, EventLogRepository],
-    useFactory: (redis: Redis, keys: RedisKeys, sessions: SessionsRepository, events: EventLogRepository) =>
-      new RedisTurnStore(redis, keys, sessions, events),
+    inject: [REDIS, RedisKeys, SessionsRepository, EventLogRepository, ToolAuditRepository],
+    useFactory: (redis: Redis, keys: RedisKeys, sessions: SessionsRepository, events: EventLogRepository, audit: ToolAuditRepository) =>
+      new RedisTurnStore(redis, keys, sessions, events, audit),
   },
   {
     provide: INFERENCE_PORT,

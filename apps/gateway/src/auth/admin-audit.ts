@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { AuditEntry } from '@weft/contracts';
 import type { Redis } from 'ioredis';
 import { RedisKeys } from '../infra/redis-keys';
 import { REDIS } from '../infra/tokens';
@@ -7,21 +8,7 @@ import { type AdminActor, BOOTSTRAP_ACTOR, actorName } from './admin-actor';
 /** Entries kept; older ones are trimmed as new ones come (Redis `MAXLEN ~`). */
 const MAX_ENTRIES = 10_000;
 
-export interface AdminAuditEntry {
-  id: string;
-  at: string;
-  /** `bootstrap`, or the id of the admin user who acted. */
-  actor: string;
-  /** The admin user's key that was used; absent for the bootstrap token. */
-  actorKeyId?: string;
-  /** `user.created`, `key.revoked`, `limits.set`, … */
-  action: string;
-  /** The user acted on. */
-  userId?: string;
-  details?: Record<string, unknown>;
-}
-
-/** What admins did, newest last, in a Redis stream: who was created, disabled, deleted, given keys or limits, and by whom. */
+/** What admins did, newest last, in a Redis stream: who was created, disabled, deleted, given keys or limits, and by whom (read with the tool calls by AuditTrailRepository). */
 @Injectable()
 export class AdminAudit {
   constructor(
@@ -43,24 +30,22 @@ export class AdminAudit {
     ];
     await this.redis.xadd(this.keys.adminAudit(), 'MAXLEN', '~', MAX_ENTRIES, '*', ...fields);
   }
+}
 
-  /** The latest `limit` entries, newest first. */
-  async latest(limit: number): Promise<AdminAuditEntry[]> {
-    const entries = await this.redis.xrevrange(this.keys.adminAudit(), '+', '-', 'COUNT', limit);
-    return entries.map(([id, flat]) => {
-      const f = new Map<string, string>();
-      for (let i = 0; i + 1 < flat.length; i += 2) f.set(flat[i] as string, flat[i + 1] as string);
-      const details = f.get('details');
-      return {
-        id,
-        at: f.get('at') ?? '',
-        // Entries from before admin users existed were all made with the bootstrap token.
-        actor: f.get('actor') ?? BOOTSTRAP_ACTOR,
-        ...(f.get('actorKeyId') ? { actorKeyId: f.get('actorKeyId') } : {}),
-        action: f.get('action') ?? '',
-        ...(f.get('userId') ? { userId: f.get('userId') } : {}),
-        ...(details ? { details: JSON.parse(details) as Record<string, unknown> } : {}),
-      };
-    });
-  }
+/** An entry of the admin actions' stream as the audit trail shows it. */
+export function parseAdminEntry([id, flat]: [string, string[]]): AuditEntry {
+  const f = new Map<string, string>();
+  for (let i = 0; i + 1 < flat.length; i += 2) f.set(flat[i] as string, flat[i + 1] as string);
+  const details = f.get('details');
+  return {
+    id,
+    at: f.get('at') ?? '',
+    kind: 'admin',
+    // Entries from before admin users existed were all made with the bootstrap token.
+    actor: f.get('actor') ?? BOOTSTRAP_ACTOR,
+    ...(f.get('actorKeyId') ? { actorKeyId: f.get('actorKeyId') } : {}),
+    action: f.get('action') ?? '',
+    ...(f.get('userId') ? { userId: f.get('userId') } : {}),
+    ...(details ? { details: JSON.parse(details) as Record<string, unknown> } : {}),
+  };
 }

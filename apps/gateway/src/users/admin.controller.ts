@@ -1,7 +1,6 @@
-import { Body, Controller, Param, Query } from '@nestjs/common';
+import { Body, Controller, Param } from '@nestjs/common';
 import { type CreateKeyBody, type CreateUserBody, type DeleteUserBody, type UpdateUserBody, apiRoutes } from '@weft/contracts';
 import { type AdminActor, CurrentAdmin } from '../auth/admin-actor';
-import { AdminAudit } from '../auth/admin-audit';
 import { Route } from '../common/api-route.decorator';
 import { userIdSchema } from '../common/ids';
 import { ZodValidationPipe } from '../common/zod-validation.pipe';
@@ -9,17 +8,6 @@ import { keyIdPipe } from './key-id';
 import { UsersService } from './users.service';
 
 const userIdPipe = new ZodValidationPipe(userIdSchema);
-
-/** What admins did, and who (an admin user's id, or `bootstrap`): users created, disabled, deleted, roles, keys, limits, the bootstrap token. */
-@Controller()
-export class AdminAuditController {
-  constructor(private readonly audit: AdminAudit) {}
-
-  @Route(apiRoutes.audit)
-  async latest(@Query() query: { limit: number }) {
-    return { entries: await this.audit.latest(query.limit) };
-  }
-}
 
 @Controller()
 export class AdminController {

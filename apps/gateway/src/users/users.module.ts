@@ -4,14 +4,14 @@ import { SessionsModule } from '../sessions/sessions.module';
 import { WorkspacesModule } from '../workspaces/workspaces.module';
 import { BootstrapTokensService } from '../auth/bootstrap-tokens.service';
 import { AdminBootstrapController } from './admin-bootstrap.controller';
-import { AdminAuditController, AdminController } from './admin.controller';
+import { AdminController } from './admin.controller';
 import { UserDeletion } from './user-deletion';
 import { MeController } from './me.controller';
 import { UsersService } from './users.service';
 
 @Module({
   imports: [SessionsModule, WorkspacesModule, TurnControlModule],
-  controllers: [AdminController, AdminAuditController, AdminBootstrapController, MeController],
+  controllers: [AdminController, AdminBootstrapController, MeController],
   providers: [UsersService, UserDeletion, BootstrapTokensService],
 })
 export class UsersModule {}

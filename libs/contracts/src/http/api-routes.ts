@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { adminModelSchema, adminModelsSchema, modelSettingsSchema, pullModelBodySchema, removedModelSchema } from '../admin-models';
 import { workspaceSyncBodySchema, workspaceManifestSchema, workspaceSyncResultSchema } from '../workspace-sync';
-import { addNoteBodySchema, auditQuerySchema, createWorkspaceQuerySchema, expireWorkspacesBodySchema, limitOverridesBodySchema, putInstructionsBodySchema, renameWorkspaceBodySchema } from './bodies';
+import { auditPageSchema, auditQuerySchema } from './audit';
+import { addNoteBodySchema, createWorkspaceQuerySchema, expireWorkspacesBodySchema, limitOverridesBodySchema, putInstructionsBodySchema, renameWorkspaceBodySchema } from './bodies';
 import { answerPermissionBodySchema, putRulesBodySchema } from './permission-bodies';
 import * as answers from './responses';
 import { createSessionBodySchema, exportQuerySchema, postMessageBodySchema, runChainBodySchema, updateSessionBodySchema } from './session-bodies';
@@ -80,7 +81,7 @@ export const apiRoutes = {
   // ---- Models and sandbox -----------------------------------------------------------------------
   models: route({ method: 'GET', path: '/v1/models', summary: 'The models the fleet serves, with their roles and context sizes', tag: 'Models', auth: 'user', response: answers.modelsSchema }),
   sandboxImages: route({ method: 'GET', path: '/v1/sandbox/images', summary: "The server's sandbox image catalogue", tag: 'Sandbox', auth: 'user', response: 'application/json' }),
-  sandboxCheck: route({ method: 'POST', path: '/v1/sandbox/check', summary: 'Runs `true` in a throwaway sandbox container; 503 when none can', tag: 'Sandbox', auth: 'user', response: answers.sandboxCheckSchema }),
+  sandboxCheck: route({ method: 'POST', path: '/v1/sandbox/check', summary: 'Runs `true` in a throwaway sandbox container (503 when none can), then an npm and a pip install check on the network new sessions get', tag: 'Sandbox', auth: 'user', response: answers.sandboxCheckSchema }),
 
   // ---- Workspaces -------------------------------------------------------------------------------
   settings: route({ method: 'GET', path: '/v1/settings', summary: 'What this server allows clients: git import hosts, the upload limit', tag: 'Workspaces', auth: 'user', response: serverSettingsSchema }),
@@ -138,7 +139,7 @@ export const apiRoutes = {
   userLimits: route({ method: 'GET', path: '/v1/admin/users/:id/limits', summary: "A user's quotas: defaults, overrides, effective", tag: 'Admin', auth: 'admin', response: answers.userLimitsSchema }),
   setUserLimits: route({ method: 'PUT', path: '/v1/admin/users/:id/limits', summary: "Replace a user's quota overrides and weight", tag: 'Admin', auth: 'admin', body: limitOverridesBodySchema, response: answers.userLimitsSchema }),
   allUsage: route({ method: 'GET', path: '/v1/admin/usage', summary: 'Usage of all users (`from`, `to`, `model`, `user`; `format=csv`)', tag: 'Admin', auth: 'admin', response: answers.allUsageSchema }),
-  audit: route({ method: 'GET', path: '/v1/admin/audit', summary: 'The latest admin actions, newest first', tag: 'Admin', auth: 'admin', query: auditQuerySchema, response: 'application/json' }),
+  audit: route({ method: 'GET', path: '/v1/admin/audit', summary: 'The audit trail, newest first: tool calls (who, session, tool, arguments, decision, outcome) and admin actions; filters `user`, `session`, `kind`, `action`, `from`, `to`; pages by `before`', tag: 'Admin', auth: 'admin', query: auditQuerySchema, response: auditPageSchema }),
   bootstrapToken: route({ method: 'GET', path: '/v1/admin/bootstrap-token', summary: "The bootstrap token's state", tag: 'Admin', auth: 'admin', response: answers.bootstrapTokenSchema }),
   rotateBootstrapToken: route({ method: 'POST', path: '/v1/admin/bootstrap-token/rotate', summary: 'A new bootstrap token, shown once; the old one stops working', tag: 'Admin', auth: 'admin', status: 201, response: answers.rotatedTokenSchema }),
   disableBootstrapToken: route({ method: 'DELETE', path: '/v1/admin/bootstrap-token', summary: 'Turn the bootstrap token off (needs an enabled admin user)', tag: 'Admin', auth: 'admin', response: answers.bootstrapTokenSchema }),

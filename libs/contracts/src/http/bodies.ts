@@ -33,5 +33,3 @@ export const limitOverridesBodySchema = z.strictObject({
   sandboxSecondsPerDay: quota.optional(),
 });
 export type LimitOverridesBody = z.infer<typeof limitOverridesBodySchema>;
-
-export const auditQuerySchema = z.strictObject({ limit: z.coerce.number().int().min(1).max(1000).default(100) });

@@ -1,6 +1,7 @@
 /** The gateway's public HTTP API: route table, request and response schemas, the typed caller, OpenAPI. */
 export * from './api-caller';
 export * from './answers';
+export * from './audit';
 export * from './api-routes';
 export * from './bodies';
 export * from './openapi';
