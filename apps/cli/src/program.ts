@@ -3,6 +3,7 @@ import { adminCommand } from './commands/admin';
 import { applyCommand } from './commands/apply';
 import { chainCommand } from './commands/chain';
 import { chatCommand } from './commands/chat';
+import { connectCommand } from './commands/connect';
 import { exportCommand } from './commands/export';
 import { instructionsCommand } from './commands/instructions';
 import { loginCommand } from './commands/login';
@@ -29,6 +30,7 @@ export function createProgram(ctx: CliContext): Command {
     .addCommand(setupCommand(ctx))
     .addCommand(loginCommand(ctx))
     .addCommand(modelsCommand(ctx))
+    .addCommand(connectCommand(ctx))
     .addCommand(workspaceCommand(ctx))
     .addCommand(runCommand(ctx))
     .addCommand(chatCommand(ctx))
