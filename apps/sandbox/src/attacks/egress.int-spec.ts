@@ -6,12 +6,13 @@ import { startNats, startRedis, TestImages, type StartedService } from '../../..
 import { CONNECT_PROBE as PROBE, expectHealthy, waitFor } from '../testing/attack-helpers';
 import { removeTestVolumes, runKinds } from '../testing/run-kinds';
 import { startSandboxHarness, type SandboxHarness } from '../testing/sandbox-harness';
+import { runtimeCases } from '../testing/test-runtimes';
 
 
 const docker = new Docker({ socketPath: '/var/run/docker.sock' });
 const NETWORK = `weft-test-egress-${process.pid}`;
 
-describe('attack: egress when the session allows it', () => {
+describe.each(runtimeCases())('attack: egress when the session allows it on $title', ({ runtime }) => {
   let nats: StartedService;
   let redis: StartedService;
   let sandbox: SandboxHarness;
@@ -24,7 +25,7 @@ describe('attack: egress when the session allows it', () => {
 
   beforeAll(async () => {
     [nats, redis] = await Promise.all([startNats(), startRedis()]);
-    sandbox = await startSandboxHarness(nats.url, { SANDBOX_EGRESS_NETWORK: NETWORK });
+    sandbox = await startSandboxHarness(nats.url, { SANDBOX_RUNTIME: runtime, SANDBOX_EGRESS_NETWORK: NETWORK });
     // The worker created the network at start-up.
     const network = await docker.getNetwork(NETWORK).inspect();
     expect(network.Labels).toMatchObject({ 'weft.sandbox': '1', 'weft.sandbox.egress': '1' });

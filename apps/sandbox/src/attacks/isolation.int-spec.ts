@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { hostProcessesWith, uniqueToken, waitFor } from '../testing/attack-helpers';
 import { testOwners } from '../testing/run-kinds';
 import { attackSuite } from '../testing/attack-suite';
+import { runtimeCases } from '../testing/test-runtimes';
 
 const exists = (path: string) => access(path).then(
   () => true,
@@ -13,8 +14,8 @@ const exists = (path: string) => access(path).then(
 );
 const sha256 = async (path: string) => createHash('sha256').update(await readFile(path)).digest('hex');
 
-describe('attack: isolation between runs and sessions', () => {
-  const suite = attackSuite();
+describe.each(runtimeCases())('attack: isolation between runs and sessions on $title', ({ runtime }) => {
+  const suite = attackSuite({ runtime });
   const { kinds } = suite;
 
   describe.each(kinds)('in $title', (runs) => {

@@ -3,8 +3,9 @@ import { startNats, startRedis, type StartedService } from '../../../../test/sup
 import { CONNECT_PROBE as PROBE, expectHealthy, hostCanConnect } from '../testing/attack-helpers';
 import { removeTestVolumes, runKinds } from '../testing/run-kinds';
 import { startSandboxHarness, type SandboxHarness } from '../testing/sandbox-harness';
+import { runtimeCases } from '../testing/test-runtimes';
 
-describe('attack: network egress', () => {
+describe.each(runtimeCases())('attack: network egress on $title', ({ runtime }) => {
   let nats: StartedService;
   let redis: StartedService;
   let sandbox: SandboxHarness;
@@ -25,7 +26,7 @@ describe('attack: network egress', () => {
 
   beforeAll(async () => {
     [nats, redis] = await Promise.all([startNats(), startRedis()]);
-    sandbox = await startSandboxHarness(nats.url);
+    sandbox = await startSandboxHarness(nats.url, { SANDBOX_RUNTIME: runtime });
     const { address: natsIp, gateway } = await bridgeAddresses(nats.port, 4222);
     const { address: redisIp } = await bridgeAddresses(redis.port, 6379);
     // Control: from the host every one of these is live, so a refusal inside means something.

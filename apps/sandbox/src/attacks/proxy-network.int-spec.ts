@@ -6,6 +6,7 @@ import { startNats, TestImages, type StartedService } from '../../../../test/sup
 import { CONNECT_PROBE as PROBE, hostCanConnect } from '../testing/attack-helpers';
 import { startTestProxy, type TestProxy } from '../testing/egress-proxy';
 import { startSandboxHarness, type SandboxHarness } from '../testing/sandbox-harness';
+import { runtimeCases } from '../testing/test-runtimes';
 
 /** The host's own IPv4 addresses (its interfaces and Docker's bridges), loopback aside. */
 function hostAddresses(): string[] {
@@ -15,7 +16,7 @@ function hostAddresses(): string[] {
     .map((a) => a.address);
 }
 
-describe("attack: a proxied session's network and the Docker host (real Docker, real squid)", () => {
+describe.each(runtimeCases())("attack: a proxied session's network and the Docker host (real Docker, real squid) on $title", ({ runtime }) => {
   let nats: StartedService;
   let sandbox: SandboxHarness;
   let proxy: TestProxy;
@@ -29,7 +30,7 @@ describe("attack: a proxied session's network and the Docker host (real Docker, 
   beforeAll(async () => {
     proxy = startTestProxy(TestImages.proxy);
     nats = await startNats();
-    sandbox = await startSandboxHarness(nats.url, { SANDBOX_POOL_SIZE: '0', SANDBOX_PROXY_CONTAINER: proxy.id });
+    sandbox = await startSandboxHarness(nats.url, { SANDBOX_RUNTIME: runtime, SANDBOX_POOL_SIZE: '0', SANDBOX_PROXY_CONTAINER: proxy.id });
     workspaceId = await sandbox.newWorkspace();
     // A service of the host's listening on every address, as the finding's was.
     listener = createServer((socket) => socket.destroy());

@@ -4,11 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { hostProcessesWith, uniqueToken, waitFor } from '../testing/attack-helpers';
 import { HarnessLimits } from '../testing/sandbox-harness';
 import { attackSuite } from '../testing/attack-suite';
+import { runtimeCases } from '../testing/test-runtimes';
 
 const MIB = 1024 * 1024;
 
-describe('attack: resource bombs', () => {
-  const suite = attackSuite({ fillPool: false });
+describe.each(runtimeCases())('attack: resource bombs on $title', ({ runtime }) => {
+  const suite = attackSuite({ fillPool: false, runtime });
   const { kinds } = suite;
 
   describe.each(kinds)('in $title', (runs) => {

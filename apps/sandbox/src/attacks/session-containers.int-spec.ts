@@ -6,6 +6,7 @@ import { startNats, type StartedService } from '../../../../test/support/contain
 import { expectHealthy, hostProcessesWith, uniqueToken, waitFor } from '../testing/attack-helpers';
 import { KindRuns, removeTestVolumes } from '../testing/run-kinds';
 import { HarnessLimits, startSandboxHarness, type SandboxHarness } from '../testing/sandbox-harness';
+import { runtimeCases } from '../testing/test-runtimes';
 
 /** Sets $S to the pid of the container's command server. */
 const FIND_SERVER = 'S=$(pgrep -f "^node /usr/local/bin/weft-serve")';
@@ -45,7 +46,7 @@ while chunk := os.read(requests, 65536):
             send({"t": "exit", "id": rid, "code": 0, "oom": False})
 `;
 
-describe("attack: a session container's command server", () => {
+describe.each(runtimeCases())("attack: a session container's command server on $title", ({ runtime }) => {
   let nats: StartedService;
   let sandbox: SandboxHarness;
   const session = new KindRuns('session', () => sandbox);
@@ -61,7 +62,7 @@ describe("attack: a session container's command server", () => {
 
   beforeAll(async () => {
     nats = await startNats();
-    sandbox = await startSandboxHarness(nats.url, { SANDBOX_POOL_SIZE: '0' });
+    sandbox = await startSandboxHarness(nats.url, { SANDBOX_RUNTIME: runtime, SANDBOX_POOL_SIZE: '0' });
   });
   afterEach(() => Promise.all([session.release(), expectHealthy(sandbox)]));
   afterAll(async () => {

@@ -7,6 +7,7 @@ import { startNats, type StartedService } from '../../../../test/support/contain
 import { hostProcessesWith, uniqueToken, waitFor } from '../testing/attack-helpers';
 import { startSandboxHarness, type SandboxHarness } from '../testing/sandbox-harness';
 import { PYTHON_MCP_SERVER } from '../testing/stdio-mcp-fixture';
+import { runtimeCases } from '../testing/test-runtimes';
 
 /** The session containers' idle limit here: short, so "past its idle limit" is seconds. */
 const IDLE_MS = 4_000;
@@ -19,7 +20,7 @@ const fakeRunState = (token: string) =>
   `mkdir -p /tmp/.weft-runs; setsid sleep 1${token} </dev/null >/dev/null 2>&1 & echo $! > /tmp/.weft-runs/fake.pid; ` +
   'touch -d "+1 day" /tmp/.weft-runs/.last; true';
 
-describe("attack: the state that a session container's sweep and idle exit go by", () => {
+describe.each(runtimeCases())("attack: the state that a session container's sweep and idle exit go by on $title", ({ runtime }) => {
   let nats: StartedService;
   let sandbox: SandboxHarness;
   let rpc: Awaited<ReturnType<typeof connectRpcClient>>;
@@ -30,7 +31,7 @@ describe("attack: the state that a session container's sweep and idle exit go by
 
   beforeAll(async () => {
     nats = await startNats();
-    sandbox = await startSandboxHarness(nats.url, { SANDBOX_POOL_SIZE: '0', SANDBOX_SESSION_IDLE_MS: String(IDLE_MS), SANDBOX_PACKAGE_CACHE: 'false' });
+    sandbox = await startSandboxHarness(nats.url, { SANDBOX_RUNTIME: runtime, SANDBOX_POOL_SIZE: '0', SANDBOX_SESSION_IDLE_MS: String(IDLE_MS), SANDBOX_PACKAGE_CACHE: 'false' });
     rpc = await connectRpcClient(nats.url, 60_000);
   });
   afterAll(async () => {

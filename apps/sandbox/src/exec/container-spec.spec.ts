@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildContainerSpec, buildWarmSpec, type SpecInput, type SpecLimits } from './container-spec';
+import { GVISOR_PIDS_ALLOWANCE, buildContainerSpec, buildWarmSpec, type SpecInput, type SpecLimits } from './container-spec';
 
 const limits: SpecLimits = {
   SANDBOX_IMAGE: 'weft/sandbox-runtime:latest',
@@ -85,6 +85,12 @@ describe('buildContainerSpec', () => {
     const config = { ...limits, SANDBOX_RUNTIME: 'runsc', SANDBOX_IMAGES: { minimal: limits.SANDBOX_IMAGE }, SANDBOX_IMAGE_RUNTIMES: { minimal: 'runc' } } as const;
     expect(buildContainerSpec({ ...base, request }, config).runtime).toBe('runc');
     expect(buildContainerSpec({ ...base, request }, { ...config, SANDBOX_IMAGE_RUNTIMES: {} }).runtime).toBe('runsc');
+  });
+
+  it("leaves gVisor's own threads room in the pids cgroup on runsc", () => {
+    const request = { mode: 'code', network: 'none', language: 'bash', code: 'x' } as const;
+    expect(buildContainerSpec({ ...base, request }, { ...limits, SANDBOX_RUNTIME: 'runsc' }).limits.pidsLimit).toBe(64 + GVISOR_PIDS_ALLOWANCE);
+    expect(buildContainerSpec({ ...base, request }, { ...limits, SANDBOX_RUNTIME: 'runc' }).limits.pidsLimit).toBe(64);
   });
 
   it('labels the container with a deadline past its timeout', () => {
