@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Module } from '@nestjs/common';
 import { Redis } from 'ioredis';
+import { createOpenAI } from '@ai-sdk/openai';
+import { generateText, jsonSchema, stepCountIs, streamText, tool } from 'ai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir, makeTestModel, removeDir, startWorker, type StartedWorker } from '../apps/inference/src/testing/worker-harness';
@@ -19,6 +21,14 @@ const SCRIPTS = {
   // Codex's sub-agent tools come in a namespace: the model calls the flat name the worker knows.
   agents: { turns: [{ text: 'Spawning.', toolCalls: [{ name: 'multi_agent_v1__spawn_agent', arguments: { task: 'lint' } }] }, { text: 'Done.' }] },
   slow: { turns: [{ text: 'one two three four five six seven eight nine ten', delayMs: 300 }] },
+  // A three-step tool loop as the AI SDK drives it: write a file, run a command, answer.
+  loop: {
+    turns: [
+      { text: 'Writing the file.', toolCalls: [{ name: 'write_file', arguments: { path: 'a.txt', content: 'hi' } }] },
+      { text: 'Running it.', toolCalls: [{ name: 'run_command', arguments: { command: 'cat a.txt' } }] },
+      { text: 'The file says hi.' },
+    ],
+  },
 };
 
 const weatherTool = {
@@ -36,6 +46,7 @@ describe('OpenAI Responses API through the official openai client, a real worker
   let userId: string;
   let openai: OpenAI;
   let stranger: OpenAI;
+  let key: string;
 
   const newUser = async (name: string) => {
     const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json' };
@@ -57,6 +68,7 @@ describe('OpenAI Responses API through the official openai client, a real worker
     const me = await newUser('responses');
     userId = me.id;
     openai = me.client;
+    key = me.key;
     stranger = (await newUser('stranger')).client;
     for (let i = 0; i < 100 && !(await openai.models.list()).data.some((m) => m.id === 'tiny'); i++) await sleep(100);
   });
@@ -68,8 +80,8 @@ describe('OpenAI Responses API through the official openai client, a real worker
   });
 
   it('answers a non-streamed response with its text and usage, stores it for retrieval, and deletes it', async () => {
-    const response = await openai.responses.create({ model: 'tiny', instructions: 'Be brief.', input: 'Say hello.', max_output_tokens: 8, temperature: 0 });
-    expect(response).toMatchObject({ object: 'response', model: 'tiny', store: true, instructions: 'Be brief.', max_output_tokens: 8 });
+    const response = await openai.responses.create({ model: 'tiny', instructions: 'Be brief.', input: 'Say hello.', max_output_tokens: 16, temperature: 0 });
+    expect(response).toMatchObject({ object: 'response', model: 'tiny', store: true, instructions: 'Be brief.', max_output_tokens: 16 });
     expect(response.id).toMatch(/^resp_/);
     expect(['completed', 'incomplete']).toContain(response.status);
     expect(response.output[0]).toMatchObject({ type: 'message', role: 'assistant' });
@@ -87,7 +99,7 @@ describe('OpenAI Responses API through the official openai client, a real worker
   });
 
   it("streams the typed events in OpenAI's order with sequence numbers, the same text as the final response", async () => {
-    const stream = await openai.responses.create({ model: 'tiny', input: 'Tell me something.', max_output_tokens: 12, temperature: 0, stream: true, store: false });
+    const stream = await openai.responses.create({ model: 'tiny', input: 'Tell me something.', max_output_tokens: 16, temperature: 0, stream: true, store: false });
     const events: OpenAI.Responses.ResponseStreamEvent[] = [];
     for await (const event of stream) events.push(event);
     const types = events.map((e) => e.type);
@@ -104,7 +116,7 @@ describe('OpenAI Responses API through the official openai client, a real worker
   });
 
   it('assembles a response with responses.stream, which checks every item it was told of', async () => {
-    const stream = openai.responses.stream({ model: 'tiny', input: [{ role: 'developer', content: 'Answer in one word.' }, { role: 'user', content: 'Colour of the sky?' }], max_output_tokens: 6 });
+    const stream = openai.responses.stream({ model: 'tiny', input: [{ role: 'developer', content: 'Answer in one word.' }, { role: 'user', content: 'Colour of the sky?' }], max_output_tokens: 16 });
     let text = '';
     stream.on('response.output_text.delta', (event) => (text += event.delta));
     const final = await stream.finalResponse();
@@ -160,15 +172,64 @@ describe('OpenAI Responses API through the official openai client, a real worker
   it('counts input tokens with the model’s own template, as the generation does, and counts a chained history', async () => {
     const params = { model: 'tiny', instructions: 'Be brief.', input: 'How many tokens is this?' };
     const { input_tokens } = (await openai.post('/responses/input_tokens', { body: params })) as { input_tokens: number };
-    const response = await openai.responses.create({ ...params, max_output_tokens: 2 });
+    const response = await openai.responses.create({ ...params, max_output_tokens: 16 });
     expect(input_tokens).toBe(response.usage?.input_tokens);
     const chained = (await openai.post('/responses/input_tokens', { body: { model: 'tiny', previous_response_id: response.id, input: 'And now?' } })) as { input_tokens: number };
     const alone = (await openai.post('/responses/input_tokens', { body: { model: 'tiny', input: 'And now?' } })) as { input_tokens: number };
     expect(chained.input_tokens).toBeGreaterThan(alone.input_tokens);
   });
 
+  describe.each([
+    { api: 'generateText', store: true },
+    { api: 'streamText', store: true },
+    { api: 'generateText', store: false },
+    { api: 'streamText', store: false },
+  ])("the AI SDK's default provider, $api with store $store", ({ api, store }) => {
+    it('completes a three-step tool loop, its earlier replies sent back by item_reference when stored', async () => {
+      const bodies: Array<{ input: Array<{ type?: string; id?: string }> }> = [];
+      const provider = createOpenAI({
+        baseURL: `${gateway.base}/openai/v1`,
+        apiKey: key,
+        fetch: (url, init) => {
+          if (typeof init?.body === 'string') bodies.push(JSON.parse(init.body) as (typeof bodies)[number]);
+          return fetch(url, init);
+        },
+      });
+      const ran: string[] = [];
+      const tools = {
+        write_file: tool({
+          description: 'Write a file',
+          inputSchema: jsonSchema<{ path: string; content: string }>({ type: 'object', properties: { path: { type: 'string' }, content: { type: 'string' } }, required: ['path', 'content'] }),
+          execute: ({ path }) => (ran.push(`write ${path}`), 'written'),
+        }),
+        run_command: tool({
+          description: 'Run a command',
+          inputSchema: jsonSchema<{ command: string }>({ type: 'object', properties: { command: { type: 'string' } }, required: ['command'] }),
+          execute: ({ command }) => (ran.push(`run ${command}`), 'hi'),
+        }),
+      };
+      const params = { model: provider('scripted/loop'), tools, stopWhen: stepCountIs(5), prompt: 'Write a.txt and print it.', providerOptions: { openai: { store } } };
+      const result = api === 'generateText' ? await generateText(params) : streamText(params);
+      expect(await result.text).toBe('The file says hi.');
+      expect(ran).toEqual(['write a.txt', 'run cat a.txt']);
+      const steps = await result.steps;
+      expect(steps).toHaveLength(3);
+      const references = bodies.map((body) => body.input.filter((item) => item.type === 'item_reference').length);
+      expect(references).toEqual(store ? [0, 1, 2] : [0, 0, 0]);
+      if (!store) return;
+      // The referenced reply reached the model whole: the stored input of the second step holds its text.
+      const items = await openai.responses.inputItems.list(steps[1]!.response.id, { order: 'asc' });
+      expect(items.data).toContainEqual(expect.objectContaining({ type: 'message', role: 'assistant', content: [expect.objectContaining({ text: 'Writing the file.' })] }));
+      // Another user's item is not found, as an unknown one is.
+      const reference = bodies[1]!.input.find((item) => item.type === 'item_reference')!;
+      const theirs = await stranger.responses.create({ model: 'scripted/loop', input: [{ type: 'item_reference', id: reference.id! }] }).catch((error: unknown) => error);
+      expect(theirs).toBeInstanceOf(OpenAI.NotFoundError);
+      expect((theirs as { param?: string }).param).toBe('input[0].id');
+    });
+  });
+
   it("never shows one user's stored response to another: a 404 as for an unknown id", async () => {
-    const mine = await openai.responses.create({ model: 'tiny', input: 'Private.', max_output_tokens: 2 });
+    const mine = await openai.responses.create({ model: 'tiny', input: 'Private.', max_output_tokens: 16 });
     await expect(stranger.responses.retrieve(mine.id)).rejects.toBeInstanceOf(OpenAI.NotFoundError);
     await expect(stranger.responses.delete(mine.id)).rejects.toBeInstanceOf(OpenAI.NotFoundError);
     await expect(stranger.responses.cancel(mine.id)).rejects.toBeInstanceOf(OpenAI.NotFoundError);
@@ -192,7 +253,7 @@ describe('OpenAI Responses API through the official openai client, a real worker
     expect(cancelled).toMatchObject({ id, status: 'cancelled' });
     expect(types.at(-1)).toBe('response.failed');
     expect((await openai.responses.retrieve(id)).status).toBe('cancelled');
-    const finished = await openai.responses.create({ model: 'tiny', input: 'Hi.', max_output_tokens: 2 });
+    const finished = await openai.responses.create({ model: 'tiny', input: 'Hi.', max_output_tokens: 16 });
     await expect(openai.responses.cancel(finished.id)).rejects.toBeInstanceOf(OpenAI.BadRequestError);
   });
 
@@ -202,7 +263,7 @@ describe('OpenAI Responses API through the official openai client, a real worker
       const key = `codex-${Date.now()}`;
       const system = 'You are a coding agent. Follow the repository conventions and keep answers short.';
       const ask = (question: string) =>
-        openai.responses.create({ model: 'tiny', input: [{ role: 'developer', content: system }, { role: 'user', content: question }], prompt_cache_key: key, max_output_tokens: 2, temperature: 0, store: false });
+        openai.responses.create({ model: 'tiny', input: [{ role: 'developer', content: system }, { role: 'user', content: question }], prompt_cache_key: key, max_output_tokens: 16, temperature: 0, store: false });
       await ask('First question about the build.');
       const affinity = new FleetKeys(gateway.redisKeyPrefix).affinity(promptCacheSessionKey(userId, 'tiny', key));
       expect(await redis.get(affinity)).not.toBeNull();

@@ -65,7 +65,7 @@ describe('deleting a user signed in through the provider', () => {
     const key = String((await sso.call(first.browser, 'POST', '/v1/me/keys', { 'x-weft-csrf': first.csrfToken }, { name: 'laptop' })).json.key);
     const workspaceId = String((await withKey(key, 'POST', '/v1/workspaces', {})).json.id);
     expect((await withKey(key, 'POST', '/v1/sessions', { workspaceId, model: 'tiny' })).status).toBe(201);
-    const stored = await withKey(key, 'POST', '/openai/v1/responses', { model: 'tiny', input: 'remember this', max_output_tokens: 4 });
+    const stored = await withKey(key, 'POST', '/openai/v1/responses', { model: 'tiny', input: 'remember this', max_output_tokens: 16 });
     expect(stored.status).toBe(200);
     const responseId = String(stored.json.id);
     expect((await withKey(key, 'GET', `/openai/v1/responses/${responseId}`)).status).toBe(200);

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { AppError } from '@weft/contracts';
 import { describe, expect, it } from 'vitest';
+import { parseBody } from '../request-fields';
 import { fromResponsesRequest, responsesRequestSchema } from './responses-request';
 
 /** Codex CLI 0.169's first request, as it reached a server (method, url, headers, body). */
@@ -103,8 +104,8 @@ describe('Responses input items → chat messages', () => {
 describe('Responses request fields', () => {
   it('maps max_output_tokens, temperature, top_p, tool_choice and text.format', () => {
     const tool = { type: 'function', name: 'f', parameters: { type: 'object' }, strict: true };
-    expect(translate({ model: 'm', input: 'x', max_output_tokens: 9, temperature: 0.5, top_p: 0.9, tools: [tool], tool_choice: { type: 'function', name: 'f' } }).generate).toMatchObject({
-      maxTokens: 9,
+    expect(translate({ model: 'm', input: 'x', max_output_tokens: 20, temperature: 0.5, top_p: 0.9, tools: [tool], tool_choice: { type: 'function', name: 'f' } }).generate).toMatchObject({
+      maxTokens: 20,
       temperature: 0.5,
       topP: 0.9,
       toolChoice: { name: 'f' },
@@ -123,5 +124,12 @@ describe('Responses request fields', () => {
     expect(paramOf(() => translate({ model: 'm', input: 'x', tools: [{ type: 'function', name: 'f' }], text: { format: { type: 'json_object' } } }))).toBe('text.format');
     expect(paramOf(() => translate({ model: 'm', input: 'x', tools: [{ type: 'function', name: 'f' }], tool_choice: { type: 'allowed_tools', mode: 'auto', tools: [] } }))).toBe('tool_choice');
     expect(paramOf(() => translate({ model: 'm', input: [] }))).toBe('input');
+  });
+
+  it('refuses max_output_tokens below 16 and an include value OpenAI does not know, as OpenAI does', () => {
+    const parse = (fields: object) => parseBody(responsesRequestSchema, { model: 'm', input: 'x', ...fields });
+    expect(paramOf(() => parse({ max_output_tokens: 15 }))).toBe('max_output_tokens');
+    expect(paramOf(() => parse({ include: ['reasoning.encrypted_content', 'output_text.everything'] }))).toBe('include[1]');
+    expect(parse({ max_output_tokens: 16, include: ['reasoning.encrypted_content', 'message.output_text.logprobs'] }).max_output_tokens).toBe(16);
   });
 });

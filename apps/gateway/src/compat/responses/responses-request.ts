@@ -17,6 +17,21 @@ const textFormatSchema = z.discriminatedUnion('type', [
   }),
 ]);
 
+/** OpenAI's smallest reply bound: below it, OpenAI answers 400. */
+export const MIN_OUTPUT_TOKENS = 16;
+
+/** The `include` values OpenAI knows; Weft has none of their data to add, but an unknown one is a 400 as there. */
+const INCLUDABLE = [
+  'code_interpreter_call.outputs',
+  'computer_call_output.output.image_url',
+  'file_search_call.results',
+  'message.input_image.image_url',
+  'message.output_text.logprobs',
+  'reasoning.encrypted_content',
+  'web_search_call.action.sources',
+  'web_search_call.results',
+] as const;
+
 /** What `POST /responses/input_tokens` reads: the create body less what only a generation needs. */
 export const inputTokensRequestSchema = z.object({
   model: z.string().min(1),
@@ -36,7 +51,7 @@ export const inputTokensRequestSchema = z.object({
 /** OpenAI's Responses create body: the fields Weft honours; others are accepted and ignored. */
 export const responsesRequestSchema = inputTokensRequestSchema.extend({
   input: z.union([z.string(), z.array(inputItemSchema)]),
-  max_output_tokens: z.number().int().nullish(),
+  max_output_tokens: z.number().int().min(MIN_OUTPUT_TOKENS).nullish(),
   temperature: z.number().nullish(),
   top_p: z.number().nullish(),
   stream: z.boolean().nullish(),
@@ -47,7 +62,7 @@ export const responsesRequestSchema = inputTokensRequestSchema.extend({
   top_logprobs: z.number().int().nullish(),
   prompt: z.unknown().optional(),
   user: z.string().nullish(),
-  include: z.array(z.string()).nullish(),
+  include: z.array(z.enum(INCLUDABLE)).nullish(),
   service_tier: z.string().nullish(),
 });
 export type ResponsesRequest = z.infer<typeof responsesRequestSchema>;

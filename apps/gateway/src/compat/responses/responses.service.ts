@@ -25,6 +25,7 @@ interface Creation {
   translated: TranslatedRequest;
   generation: StartedGeneration;
   inputItems: Array<Record<string, unknown>>;
+  referencedItemIds: string[];
 }
 
 /**
@@ -45,14 +46,16 @@ export class ResponsesService {
   async create(principal: Principal, body: unknown, res: Response): Promise<void> {
     assertWithinLimits(body, 'input');
     this.limits.assertWithin(body, 'responses');
-    const request = parseBody(responsesRequestSchema, body);
+    const parsed = parseBody(responsesRequestSchema, body);
+    const { input, referencedItemIds } = await this.stored.resolveReferences(principal.userId, parsed.input);
+    const request = { ...parsed, input };
     const translated = fromResponsesRequest(request, await this.stored.history(principal.userId, request.previous_response_id));
     if (translated.tools.leftOut.length > 0) {
       this.log.warn({ userId: principal.userId, model: request.model, tools: translated.tools.leftOut }, 'hosted tools left out of a Responses request: Weft cannot run them');
     }
     const options = request.prompt_cache_key ? { promptCacheKey: request.prompt_cache_key } : {};
     const generation = await this.inference.start(principal, translated.generate, res, options);
-    const creation: Creation = { principal, echo: responseEcho(responseId(), request), translated, generation, inputItems: storedInputItems(request.input) };
+    const creation: Creation = { principal, echo: responseEcho(responseId(), request), translated, generation, inputItems: storedInputItems(request.input), referencedItemIds };
     // The generation runs already: a store that fails now must not leave it unread (only cancel needs this record).
     await this.save(creation, responseObject(creation.echo, { status: 'in_progress', output: [] })).catch((err: unknown) =>
       this.log.warn({ err, userId: principal.userId, responseId: creation.echo.id }, 'storing a response in progress failed'),
@@ -65,7 +68,8 @@ export class ResponsesService {
   async inputTokens(principal: Principal, body: unknown, res: Response): Promise<void> {
     assertWithinLimits(body, 'input');
     this.limits.assertWithin(body, 'responses');
-    const request = parseBody(inputTokensRequestSchema, body);
+    const parsed = parseBody(inputTokensRequestSchema, body);
+    const request = { ...parsed, input: (await this.stored.resolveReferences(principal.userId, parsed.input ?? [])).input };
     const { generate } = fromResponsesRequest(request, await this.stored.history(principal.userId, request.previous_response_id));
     const generation = await this.inference.start(principal, { ...generate, countOnly: true }, res);
     const { usage } = await generation.result();
@@ -123,7 +127,7 @@ export class ResponsesService {
     if (!creation.echo.store) return;
     const reply: ChatMessage[] = result ? [{ role: 'assistant', content: result.text, ...(result.toolCalls.length ? { toolCalls: result.toolCalls } : {}) }] : [];
     const running = response.status === 'in_progress' ? { requestId: creation.generation.requestId } : {};
-    await this.store.save(creation.principal.userId, { response, conversation: [...creation.translated.conversation, ...reply], inputItems: creation.inputItems, ...running });
+    await this.store.save(creation.principal.userId, { response, conversation: [...creation.translated.conversation, ...reply], inputItems: creation.inputItems, referencedItemIds: creation.referencedItemIds, ...running });
   }
 }
 

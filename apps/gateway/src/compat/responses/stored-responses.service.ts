@@ -4,7 +4,7 @@ import { AppError, type ChatMessage, ErrorCode, Routes } from '@weft/contracts';
 import { NatsEventBus } from '@weft/messaging';
 import { z } from 'zod';
 import { badRequest } from '../compat-error';
-import { parseBody } from '../request-fields';
+import { parseAt, parseBody } from '../request-fields';
 import type { InputItem } from './response-input';
 import { ResponseStore, type StoredResponse } from './response-store.repository';
 
@@ -13,6 +13,15 @@ export const inputItemsQuerySchema = z.object({
   order: z.enum(['asc', 'desc']).default('desc'),
   after: z.string().min(1).optional(),
 });
+
+const itemReferenceSchema = z.object({ type: z.literal('item_reference'), id: z.string().min(1) });
+
+/** A request's input after its `item_reference`s are replaced by the items they name. */
+export interface ResolvedInput {
+  input: string | InputItem[];
+  /** Ids of the items that came by reference: another response owns them. */
+  referencedItemIds: string[];
+}
 
 /** Statuses a follow-up may continue from: the reply is there, whole or cut. */
 const CONTINUABLE = new Set(['completed', 'incomplete']);
@@ -69,6 +78,25 @@ export class StoredResponses {
       throw badRequest(`Previous response ${previousId} is ${record.response.status}: only a finished response can be continued`, 'previous_response_id');
     }
     return record.conversation;
+  }
+
+  /**
+   * `input` with each `item_reference` replaced by the item it names: an output item of one of the
+   * user's stored responses, or an input item of one (as the AI SDK sends back earlier replies).
+   * An id the user has no item by → 404, another user's included.
+   */
+  async resolveReferences(userId: string, input: string | readonly InputItem[]): Promise<ResolvedInput> {
+    if (typeof input === 'string') return { input, referencedItemIds: [] };
+    const references = input.flatMap((item, i) => (item.type === 'item_reference' ? [{ i, id: parseAt(itemReferenceSchema, item, `input[${i}]`).id }] : []));
+    if (references.length === 0) return { input: [...input], referencedItemIds: [] };
+    const found = await this.store.items(userId, references.map((ref) => ref.id));
+    const resolved = [...input];
+    references.forEach((ref, j) => {
+      const item = found[j];
+      if (!item) throw new AppError(ErrorCode.NotFound, `Item with id '${ref.id}' not found.`, { param: `input[${ref.i}].id` });
+      resolved[ref.i] = item;
+    });
+    return { input: resolved, referencedItemIds: references.map((ref) => ref.id) };
   }
 
   private async find(userId: string, id: string): Promise<StoredResponse> {
