@@ -156,6 +156,12 @@ export class TurnRenderer {
       case 'model.loading':
         this.endLine();
         return this.line(this.c.dim(`⧗ loading ${event.model} on the worker: ${Math.round(event.progress * 100)} %`));
+      case 'generation.resumed':
+        // Said between two rows of the reply: the held part's preview is drawn again below it.
+        this.preview?.clear();
+        this.endLine();
+        this.line(this.c.dim(`↻ the inference worker was lost; ${event.model} goes on from where it stopped`));
+        return this.preview?.show(this.markdownStream?.held ?? '');
       case 'mcp.server.unavailable':
         this.endLine();
         return this.line(this.c.yellow(`! MCP server ${event.server} (${event.scope}) is ${event.state}: ${truncate(event.problem, MAX_RESULT_LINE_CHARS)}`));

@@ -37,6 +37,20 @@ export const sessionEventSchema = z.discriminatedUnion('type', [
    * demand): the reply starts once it is loaded. Sent when the load starts and as it progresses.
    */
   z.object({ type: z.literal('model.loading'), turnId: z.string(), model: z.string(), progress: z.number().min(0).max(1), threadId }),
+  /**
+   * The worker streaming this thread's generation died (killed, its node lost, its heartbeats
+   * stopped) and another worker, or the same one restarted, took the generation over: it goes
+   * on from the `streamedChars` characters already streamed, with no delta repeated or lost.
+   */
+  z.object({
+    type: z.literal('generation.resumed'),
+    turnId: z.string(),
+    model: z.string(),
+    streamedChars: z.number().int().nonnegative(),
+    /** How long the generation waited between the loss and the new worker taking it. */
+    pausedMs: z.number().nonnegative(),
+    threadId,
+  }),
   z.object({
     type: z.literal('tool.called'),
     turnId: z.string(),

@@ -96,6 +96,14 @@ export const generateRequestSchema = z.object({
    * holds the prompt as one user message, for routing, scripted models and accounting.
    */
   completion: z.object({ prompt: z.string(), suffix: z.string().optional() }).optional(),
+  /**
+   * The start of the reply, already streamed by a worker that died: the worker evaluates it as
+   * prompt (the last assistant turn, left open; after `completion.prompt` for a raw completion)
+   * and continues it. Deltas carry only the new text; the result's `text` starts with this, and
+   * its usage counts these tokens as completion tokens, not prompt tokens, as if one worker had
+   * generated the whole reply. Not with `jsonSchema` (the grammar's state cannot be carried).
+   */
+  continueFrom: z.string().min(1).optional(),
 });
 export type GenerateRequest = z.infer<typeof generateRequestSchema>;
 

@@ -14,8 +14,12 @@ import type {
 
 /** What the turn runner needs from the world; NATS and Redis adapters in production, fakes in tests. */
 export interface InferencePort {
-  /** Aborting `signal` ends the stream early (and tells the worker to stop, where it can). */
-  generate(request: GenerateRequest, signal?: AbortSignal): AsyncIterable<GenerateChunk>;
+  /**
+   * Aborting `signal` ends the stream early (and tells the worker to stop, where it can).
+   * `onResumed` is told, before the next chunk, that the generation lost its worker mid-stream
+   * and goes on on another from what already streamed.
+   */
+  generate(request: GenerateRequest, signal?: AbortSignal, onResumed?: (resumed: { streamedChars: number; pausedMs: number }) => void): AsyncIterable<GenerateChunk>;
 }
 
 export interface FileToolsPort {

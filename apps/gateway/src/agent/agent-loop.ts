@@ -216,8 +216,15 @@ export class AgentLoop {
     const deltas = new DeltaBatcher((delta) => this.emit(turn, spec, { type: 'message.delta', turnId: turn.turnId, text: delta }));
     let deltaWriteFailure: { error: unknown } | undefined;
     const loadReports = new LoadReportThrottle();
+    let resumed: { streamedChars: number; pausedMs: number } | undefined;
     try {
-      for await (const chunk of abortable(this.inference.generate(request, stop.signal), stop.signal)) {
+      for await (const chunk of abortable(this.inference.generate(request, stop.signal, (info) => (resumed = info)), stop.signal)) {
+        if (resumed) {
+          // Its worker died mid-stream; another goes on from what streamed. Said after the deltas before it.
+          await deltas.close();
+          await this.emit(turn, spec, { type: 'generation.resumed', turnId: turn.turnId, model: spec.model, ...resumed });
+          resumed = undefined;
+        }
         if (chunk.type === 'delta') {
           text += chunk.text;
           if (relay) deltas.push(chunk.text);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { CancelRun, ExecRequest, GenerateChunk, GenerateRequest, ToolCallRequest } from '@weft/contracts';
 import { Routes } from '@weft/contracts';
 import type { RpcClient } from '@weft/messaging';
-import type { FleetInference } from '../fleet/fleet-inference.client';
+import type { FleetGenerateOptions, FleetInference } from '../fleet/fleet-inference.client';
 import type { ServiceLiveness } from '../fleet/service-liveness';
 import { abortable } from './abortable';
 import { retryWhileBusy } from './busy-retry';
@@ -22,8 +22,8 @@ export function rpcInferencePort(
   busyWaitMs = 0,
 ): InferencePort {
   return {
-    async *generate(request: GenerateRequest, signal?: AbortSignal): AsyncIterable<GenerateChunk> {
-      const start = () => (fleet ? fleet.generate(request, { timeoutMs, signal }) : rpc.stream(Routes.inferenceGenerate, request, { timeoutMs, signal }));
+    async *generate(request: GenerateRequest, signal?: AbortSignal, onResumed?: FleetGenerateOptions['onResumed']): AsyncIterable<GenerateChunk> {
+      const start = () => (fleet ? fleet.generate(request, { timeoutMs, signal, onResumed }) : rpc.stream(Routes.inferenceGenerate, request, { timeoutMs, signal }));
       const stream = retryWhileBusy(start, { waitMs: busyWaitMs, signal });
       const onAbort = () => {
         if (request.requestId) publishCancel(Routes.inferenceCancel.request.parse({ requestId: request.requestId }));

@@ -16,7 +16,7 @@ import {
 import { createLogger } from '@weft/logging';
 import { createNatsMicroservice, NatsEventBus } from '@weft/messaging';
 import type { NatsConnection } from 'nats';
-import { Observable } from 'rxjs';
+import { Observable, type Subscriber } from 'rxjs';
 
 export interface FakeWorkerBehaviour {
   /** Answer INFERENCE.BUSY instead of generating. */
@@ -24,6 +24,13 @@ export interface FakeWorkerBehaviour {
   /** Stream one delta and then nothing more, as a worker that died mid-generation. */
   hang?: boolean;
   deltas?: number;
+  /**
+   * Streams these deltas, a model's deterministic reply, continuing after `continueFrom` as a
+   * worker that takes over a lost generation does; the result's text is the whole reply.
+   */
+  reply?: string[];
+  /** With `reply`: stream this many of its deltas, then nothing more (a worker about to die). */
+  stallAfter?: number;
 }
 
 /**
@@ -90,12 +97,13 @@ export class FakeFleetWorker {
 
   generate(request: GenerateRequest): Observable<GenerateChunk> {
     this.requests.push(request);
-    const { busy, hang, deltas = 3 } = this.behaviour;
+    const { busy, hang, deltas = 3, reply, stallAfter } = this.behaviour;
     return new Observable<GenerateChunk>((subscriber) => {
       if (busy) {
         subscriber.error(new AppError(ErrorCode.InferenceBusy, `${this.workerId} is busy`, {}, true));
         return;
       }
+      if (reply) return this.streamReply(reply, request.continueFrom ?? '', stallAfter, subscriber);
       subscriber.next({ type: 'delta', text: `${this.workerId}:` });
       if (hang) return;
       for (let i = 1; i < deltas; i++) subscriber.next({ type: 'delta', text: ` ${i}` });
@@ -112,6 +120,36 @@ export class FakeFleetWorker {
       });
       subscriber.complete();
     });
+  }
+
+  private streamReply(reply: string[], continueFrom: string, stallAfter: number | undefined, subscriber: Subscriber<GenerateChunk>): () => void {
+    let skip = continueFrom.length;
+    const rest: string[] = [];
+    for (const delta of reply) {
+      if (skip < delta.length) rest.push(delta.slice(skip));
+      skip = Math.max(skip - delta.length, 0);
+    }
+    const sent = stallAfter === undefined ? rest : rest.slice(0, stallAfter);
+    // One delta a tick, so that each leaves as a message of its own.
+    const timer = setInterval(() => {
+      const next = sent.shift();
+      if (next !== undefined) return subscriber.next({ type: 'delta', text: next });
+      if (stallAfter !== undefined) return clearInterval(timer);
+      clearInterval(timer);
+      subscriber.next({
+        type: 'done',
+        result: {
+          text: reply.join(''),
+          toolCalls: [],
+          finishReason: 'stop',
+          usage: { promptTokens: 5, completionTokens: reply.length, cachedTokens: 0 },
+          timings: { totalMs: 1 },
+          workerId: this.workerId,
+        },
+      });
+      subscriber.complete();
+    }, 5);
+    return () => clearInterval(timer);
   }
 
   /** One vector per input; `hang` never answers, `busy` refuses, as for a generation. */

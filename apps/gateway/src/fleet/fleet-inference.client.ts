@@ -12,12 +12,18 @@ import type { RpcClient } from '@weft/messaging';
 import { NatsEventBus } from '@weft/messaging';
 import type { FleetRegistry } from './fleet-registry';
 import { MAX_ATTEMPTS, type AffinityStore, type FleetRouter, type Target } from './fleet-router';
+import { mayResume, notTaken, resumedRequest, type GenerationResumed } from './generation-resume';
+
+const FIRST_RESUME_DELAY_MS = 250;
+const MAX_RESUME_DELAY_MS = 2000;
 
 export interface FleetGenerateOptions {
   /** The longest wait for the next streamed message. */
   timeoutMs: number;
   /** Aborting ends the stream and tells the worker to stop. */
   signal?: AbortSignal;
+  /** Told, before the next chunk, that the generation lost its worker and goes on on another. */
+  onResumed?: (resumed: GenerationResumed) => void;
 }
 
 /** What the agent's inference port needs from the fleet. */
@@ -40,9 +46,12 @@ const STILL_RUNNING_THERE = new Set<string>([ErrorCode.Timeout, ErrorCode.Valida
  * Generations routed over the fleet: to the worker that holds the session's KV cache when it can
  * take the request, else to the least loaded one, else to the queue group. A busy or vanished
  * worker is skipped before anything streamed; once tokens flow, a worker that stops
- * heartbeating fails the stream with INFERENCE.WORKER_LOST at once. The serving worker is
- * recorded as the session's affinity. Every attempt carries the same request id: a retry that
- * reaches a worker still running the request joins that run there.
+ * heartbeating loses the attempt at once (INFERENCE.WORKER_LOST), and the generation goes on on
+ * another worker, or the same one restarted, within `resumeWaitMs`: the same request continuing
+ * from the text already streamed (`continueFrom`), so the stream goes on with no delta repeated
+ * or lost. The serving worker is recorded as the session's affinity. Every attempt of one
+ * request carries the same request id: a retry that reaches a worker still running the request
+ * joins that run there; a resumed one has a new id.
  */
 export class FleetInferenceClient implements FleetInference {
   constructor(
@@ -52,15 +61,59 @@ export class FleetInferenceClient implements FleetInference {
     private readonly router: FleetRouter,
     private readonly affinity: AffinityStore,
     private readonly log: Logger,
+    /** How long a generation that lost its worker mid-stream waits for another to take it over (AGENT_INFERENCE_BUSY_WAIT_MS). */
+    private readonly resumeWaitMs = 0,
   ) {}
 
   async *generate(request: GenerateRequest, options: FleetGenerateOptions): AsyncGenerator<GenerateChunk> {
-    const body = { ...request, requestId: request.requestId ?? randomUUID() };
-    const targets = (await this.router.plan(request.model, request.sessionId)).slice(0, MAX_ATTEMPTS);
+    let body = { ...request, requestId: request.requestId ?? randomUUID() };
+    let streamed = '';
+    let resumes = 0;
+    let lost: { error: AppError; at: number } | undefined;
+    let delayMs = FIRST_RESUME_DELAY_MS;
+    for (;;) {
+      const progress = { started: false };
+      let taken = false;
+      try {
+        for await (const chunk of this.route(body, options, progress)) {
+          if (lost && !taken) options.onResumed?.({ streamedChars: streamed.length, pausedMs: performance.now() - lost.at });
+          taken = true;
+          if (chunk.type === 'delta') streamed += chunk.text;
+          yield chunk;
+        }
+        return;
+      } catch (error) {
+        if (options.signal?.aborted) throw error;
+        if (progress.started || taken) {
+          if (!mayResume(error, request, streamed, resumes)) throw error;
+          // A worker only silent (a stalled machine) may still be running it.
+          this.bus.publish(Routes.inferenceCancel, { requestId: body.requestId });
+          lost = { error, at: performance.now() };
+          resumes += 1;
+          delayMs = FIRST_RESUME_DELAY_MS;
+          body = resumedRequest(request, streamed);
+          this.log.warn({ requestId: body.requestId, sessionId: request.sessionId, streamedChars: streamed.length, resumes }, 'inference worker lost mid-stream: resuming the generation on another');
+          continue;
+        }
+        // Before anything streamed: the caller's own wait (AGENT_INFERENCE_BUSY_WAIT_MS) handles a first attempt.
+        if (!lost) throw error;
+        if (!notTaken(error) || performance.now() + delayMs > lost.at + this.resumeWaitMs) {
+          this.log.warn({ requestId: body.requestId, err: error }, 'no inference worker took the lost generation over');
+          throw lost.error;
+        }
+        await abortableSleep(delayMs * (0.5 + Math.random() / 2), options.signal);
+        if (options.signal?.aborted) return;
+        delayMs = Math.min(delayMs * 2, MAX_RESUME_DELAY_MS);
+      }
+    }
+  }
+
+  /** One request to the targets the router plans, skipping those that did not take it. */
+  private async *route(body: GenerateRequest & { requestId: string }, options: FleetGenerateOptions, progress: { started: boolean }): AsyncGenerator<GenerateChunk> {
+    const targets = (await this.router.plan(body.model, body.sessionId)).slice(0, MAX_ATTEMPTS);
     let lastError: unknown;
     for (const target of targets) {
       if (options.signal?.aborted) return;
-      const progress = { started: false };
       try {
         yield* this.attempt(body, target, options, progress);
         return;
@@ -70,7 +123,7 @@ export class FleetInferenceClient implements FleetInference {
         lastError = error;
       }
     }
-    throw lastError ?? new AppError(ErrorCode.InferenceBusy, 'No inference worker took the request', { model: request.model }, true);
+    throw lastError ?? new AppError(ErrorCode.InferenceBusy, 'No inference worker took the request', { model: body.model }, true);
   }
 
   private async *attempt(
@@ -120,4 +173,16 @@ export class FleetInferenceClient implements FleetInference {
     if (!sessionId || !workerId) return;
     await this.affinity.recordAffinity(sessionId, workerId).catch((err: unknown) => this.log.warn({ err, sessionId }, 'could not record session affinity'));
   }
+}
+
+function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }

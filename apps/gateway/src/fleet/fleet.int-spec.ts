@@ -156,6 +156,84 @@ describe('inference fleet routing over NATS and Redis', () => {
     workers = workers.filter((w) => w !== doomed);
   });
 
+  describe('a generation whose worker dies mid-stream', () => {
+    const reply = ['The ', 'quick ', 'brown ', 'fox ', 'jumps ', 'over.'];
+    let resuming: FleetInferenceClient;
+    beforeAll(() => {
+      resuming = new FleetInferenceClient(rpc.client, bus, registry, new FleetRouter(registry, store, log), store, log, 20_000);
+    });
+
+    function follow(request: Partial<GenerateRequest>) {
+      const chunks: GenerateChunk[] = [];
+      const resumed: { streamedChars: number; pausedMs: number }[] = [];
+      const body = { model: 'tiny', messages: [{ role: 'user' as const, content: 'hi' }], temperature: 0, seed: 7, ...request };
+      const done = (async () => {
+        for await (const chunk of resuming.generate(body, { timeoutMs: 10_000, onResumed: (info) => resumed.push(info) })) chunks.push(chunk);
+      })();
+      const deltas = () => chunks.flatMap((c) => (c.type === 'delta' ? [c.text] : []));
+      return { chunks, resumed, done, deltas };
+    }
+
+    it('goes on on another worker from the text already streamed, with each delta once and the same sampling', async () => {
+      const first = await start('first');
+      const second = await start('second');
+      first.behaviour = { reply, stallAfter: 3 };
+      second.behaviour = { reply };
+      await redis.set(keys.affinity('moving'), first.workerId);
+      const requestId = randomUUID();
+      const generation = follow({ sessionId: 'moving', requestId });
+      await waitFor(() => generation.deltas().length === 3);
+      await first.kill();
+      workers = workers.filter((w) => w !== first);
+      await generation.done;
+
+      expect(generation.deltas()).toEqual(reply);
+      expect(generation.chunks.at(-1)).toMatchObject({ type: 'done', result: { text: reply.join(''), workerId: second.workerId } });
+      expect(generation.resumed).toEqual([{ streamedChars: 'The quick brown '.length, pausedMs: expect.any(Number) }]);
+      const taken = second.requests[0];
+      expect(taken).toMatchObject({ continueFrom: 'The quick brown ', temperature: 0, seed: 7, sessionId: 'moving' });
+      expect(taken?.requestId).not.toBe(requestId);
+      // A worker only silent, not dead, would stop the lost run.
+      await waitFor(() => cancels.includes(requestId));
+      expect(await redis.get(keys.affinity('moving'))).toBe(second.workerId);
+    });
+
+    it('goes on on the worker that restarted within the wait when it was the only one', async () => {
+      const only = await start('only-one');
+      only.behaviour = { reply, stallAfter: 2 };
+      const generation = follow({});
+      await waitFor(() => generation.deltas().length === 2);
+      await only.kill();
+      workers = workers.filter((w) => w !== only);
+      // The restarted process comes up after the generation found no worker at least once.
+      await sleep(600);
+      expect(generation.resumed).toEqual([]);
+      const restarted = await start('restarted');
+      restarted.behaviour = { reply };
+      await generation.done;
+
+      expect(generation.deltas()).toEqual(reply);
+      expect(generation.chunks.at(-1)).toMatchObject({ type: 'done', result: { workerId: restarted.workerId } });
+      expect(generation.resumed).toHaveLength(1);
+      expect(restarted.requests[0]?.continueFrom).toBe('The quick ');
+    });
+
+    it('is not continued when text streamed under a JSON Schema: the grammar cannot pick up mid-value', async () => {
+      const doomed = await start('json-doomed');
+      const other = await start('json-other');
+      doomed.behaviour = { reply: ['{"a":', '1}'], stallAfter: 1 };
+      other.behaviour = { reply: ['{"a":', '1}'] };
+      await redis.set(keys.affinity('json'), doomed.workerId);
+      const generation = follow({ sessionId: 'json', jsonSchema: { type: 'object' } });
+      const outcome = generation.done.then(() => undefined, (error: unknown) => error);
+      await waitFor(() => generation.deltas().length === 1);
+      await doomed.kill();
+      workers = workers.filter((w) => w !== doomed);
+      expect(await outcome).toMatchObject({ code: ErrorCode.WorkerLost });
+      expect(other.requests).toHaveLength(0);
+    });
+  });
+
   it('tells the worker to stop when the caller gives up mid-stream', async () => {
     const worker = await start('slow');
     worker.behaviour = { hang: true };

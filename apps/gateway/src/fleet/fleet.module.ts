@@ -4,6 +4,7 @@ import type { Logger } from '@weft/logging';
 import { NatsEventBus, RpcClient } from '@weft/messaging';
 import type { Redis } from 'ioredis';
 import type { Subscription } from 'nats';
+import { GATEWAY_CONFIG, type GatewaySettings } from '../config';
 import { NatsConnectionHandle } from '../infra/nats.connection';
 import { RedisKeys } from '../infra/redis-keys';
 import { LOGGER, REDIS } from '../infra/tokens';
@@ -80,9 +81,10 @@ class HeartbeatListener implements OnModuleInit, OnApplicationShutdown {
     },
     {
       provide: FleetInferenceClient,
-      inject: [RpcClient, NatsEventBus, FleetRegistry, FleetRouter, RedisFleetStore, LOGGER],
-      useFactory: (rpc: RpcClient, bus: NatsEventBus, registry: FleetRegistry, router: FleetRouter, store: RedisFleetStore, log: Logger) =>
-        new FleetInferenceClient(rpc, bus, registry, router, store, log.child({ component: 'fleet' })),
+      inject: [RpcClient, NatsEventBus, FleetRegistry, FleetRouter, RedisFleetStore, LOGGER, GATEWAY_CONFIG],
+      useFactory: (rpc: RpcClient, bus: NatsEventBus, registry: FleetRegistry, router: FleetRouter, store: RedisFleetStore, log: Logger, config: GatewaySettings) =>
+        // A generation that lost its worker waits for another as long as one that found none free.
+        new FleetInferenceClient(rpc, bus, registry, router, store, log.child({ component: 'fleet' }), config.AGENT_INFERENCE_BUSY_WAIT_MS),
     },
     {
       provide: FleetEmbeddings,

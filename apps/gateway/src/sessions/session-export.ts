@@ -160,6 +160,7 @@ export function toMarkdown(session: Session, events: StoredSessionEvent[]): stri
       case 'turn.completed':
       case 'tool.output': // a long run's live output: its tool.completed carries it
       case 'model.loading':
+      case 'generation.resumed': // the reply's deltas go on as one text
         break;
       default:
         return assertUnreachable(event);

@@ -43,6 +43,11 @@ export interface InferenceDriver {
   status(): Promise<WorkerModelStatus[]>;
   /** How long a model's text deltas may be held to send several as one message; 0 (absent) for none. */
   streamIntervalMs?(modelId: string): number;
+  /**
+   * Takes `continueFrom` (a reply moved from a lost worker): the reply so far is evaluated as
+   * prompt and continued. Absent: such a request is refused (remote APIs differ in prefill).
+   */
+  readonly continuesReplies?: boolean;
   /** Generates one assistant message; tool calls are returned, never executed. */
   generate(modelId: string, call: GenerateCall): Promise<GenerateResult>;
   /** Tokens of the rendered prompt, exactly; drivers without a tokenizer leave it out and get an estimate. */

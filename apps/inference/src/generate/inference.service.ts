@@ -15,6 +15,7 @@ import {
 import type { Logger } from '@weft/logging';
 import { Observable } from 'rxjs';
 import type { GenerateCall, InferenceDriver } from '../drivers/inference-driver';
+import { assertContinuable } from './continuation';
 import { DeltaCoalescer } from './delta-coalescer';
 import { SharedGeneration } from './shared-generation';
 import { estimatePromptTokens } from '../remote/remote-prompt';
@@ -200,6 +201,10 @@ export class InferenceService implements OnApplicationShutdown {
     const log = this.log.child({ model: request.model, sessionId: request.sessionId, requestId: request.requestId, userId: request.user?.id });
     try {
       const driver = await this.driverFor(request.model);
+      assertContinuable(request);
+      if (request.continueFrom !== undefined && !driver.continuesReplies) {
+        throw new AppError(ErrorCode.InvalidRequest, `Model "${request.model}" cannot continue a reply from a prefix`, { model: request.model, field: 'continueFrom' });
+      }
       if (request.countOnly) return { type: 'done', result: await countPrompt(driver, request) };
       const deltas = new DeltaCoalescer(driver.streamIntervalMs?.(request.model) ?? 0, onDelta);
       let lastDeltaAt: number | undefined;

@@ -48,6 +48,7 @@ const MAX_ANNOUNCED_SESSIONS = 256;
  * unloads the least recently used idle models first, saving their sessions' KV states.
  */
 export class LlamaDriver implements InferenceDriver {
+  readonly continuesReplies = true;
   private readonly loading = new Map<string, Promise<LoadedModel>>();
   private readonly ready = new Map<string, LoadedModel>();
   /** The share of each loading model's weights read so far (node-llama-cpp's load progress). */

@@ -11,6 +11,7 @@ import {
   replyMode,
   type ReplyMode,
 } from '../tool-calls/tool-choice';
+import { asWholeReply, withReplyPrefix } from '../generate/continuation';
 import { toChatFunctions, toChatHistory } from './chat-history';
 import { renderContextState } from './context-state-memo';
 import { EMBEDDING_CONTEXT_MAX, EmbeddingRunner } from './embedding-runner';
@@ -94,8 +95,20 @@ export class LoadedModel {
     return { ...stats, sessions: [...new Set([...stats.sessions, ...saved])] };
   }
 
-  async generate({ request, onDelta, signal }: GenerateCall): Promise<GenerateResult> {
-    if (request.completion) return this.complete(request, request.completion, onDelta, signal);
+  async generate(call: GenerateCall): Promise<GenerateResult> {
+    const { continueFrom, completion, maxTokens } = call.request;
+    if (continueFrom === undefined) return completion ? this.complete(call.request, completion, call.onDelta, call.signal) : this.chat(call);
+    // The reply's bound covers what the lost worker streamed.
+    const prefixTokens = this.model.tokenize(continueFrom).length;
+    const request = { ...call.request, ...(maxTokens === undefined ? {} : { maxTokens: Math.max(maxTokens - prefixTokens, 1) }) };
+    const result = completion
+      ? await this.complete(request, { ...completion, prompt: completion.prompt + continueFrom }, call.onDelta, call.signal)
+      : await this.chat({ ...call, request });
+    return asWholeReply(result, continueFrom, prefixTokens);
+  }
+
+  /** A chat reply; one continued from `continueFrom` has it as the open last assistant turn. */
+  private async chat({ request, onDelta, signal }: GenerateCall): Promise<GenerateResult> {
     const started = performance.now();
     const mode = replyMode(request);
     const limits = grammarLimits(
@@ -103,7 +116,7 @@ export class LoadedModel {
       Math.min(request.maxTokens ?? this.contextSize, this.contextSize),
     );
     const functions = mode.kind === 'tools' ? toChatFunctions(mode.tools, limits) : undefined;
-    const fitted = fitPrompt(request.messages, this.contextSize, request.contextOverflow ?? 'error', (messages) => {
+    const fitted = fitPrompt(withReplyPrefix(request.messages, request.continueFrom), this.contextSize, request.contextOverflow ?? 'error', (messages) => {
       const rendered = this.render(messages, mode, functions);
       return { rendered, tokens: rendered.tokens.length };
     });

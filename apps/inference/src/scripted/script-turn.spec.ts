@@ -1,6 +1,6 @@
 import { AppError, ErrorCode, type ChatMessage } from '@weft/contracts';
 import { describe, expect, it } from 'vitest';
-import { chunkText, planTurn, scriptStep } from './script-turn';
+import { chunkText, continuedChunks, planTurn, scriptStep } from './script-turn';
 import type { Script } from './script.schema';
 
 const script: Script = {
@@ -76,5 +76,13 @@ describe('scripted turns', () => {
     const slow: Script = { turns: [{ text: 'one two three', delayMs: 200 }] };
     expect(planTurn('scripted/slow', slow, [user('go')]).delayMs).toBe(200);
     expect(planTurn('scripted/demo', script, [user('go')]).delayMs).toBe(0);
+  });
+});
+
+describe('continuedChunks', () => {
+  it('gives the deltas after the text a lost worker streamed, splitting the one it stopped inside', () => {
+    expect(continuedChunks(['The ', 'quick ', 'fox.'], 'The qu')).toEqual(['ick ', 'fox.']);
+    expect(continuedChunks(['The ', 'quick ', 'fox.'], 'The quick ')).toEqual(['fox.']);
+    expect(continuedChunks(['The ', 'quick '], undefined)).toEqual(['The ', 'quick ']);
   });
 });

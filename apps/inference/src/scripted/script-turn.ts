@@ -29,6 +29,21 @@ export function chunkText(text: string): string[] {
   return text.match(/\s*\S+\s*|\s+/g) ?? [];
 }
 
+/**
+ * The deltas left after `continueFrom`, the part of the reply a lost worker already streamed: a
+ * script is deterministic, so a moved generation goes on as an unbroken one would have.
+ */
+export function continuedChunks(chunks: readonly string[], continueFrom: string | undefined): string[] {
+  if (continueFrom === undefined) return [...chunks];
+  let skip = continueFrom.length;
+  const rest: string[] = [];
+  for (const chunk of chunks) {
+    if (skip < chunk.length) rest.push(chunk.slice(skip));
+    skip = Math.max(skip - chunk.length, 0);
+  }
+  return rest;
+}
+
 export interface PlannedTurn {
   chunks: string[];
   toolCalls: ToolCall[];

@@ -5,7 +5,7 @@ import { AppError, ErrorCode, type GenerateResult, type ModelInfo, type WorkerMo
 import type { Logger } from '@weft/logging';
 import type { GenerateCall, InferenceDriver } from '../drivers/inference-driver';
 import { SCRIPTED_DEFAULT_CONTEXT, SCRIPTED_PREFIX, scriptSchema, type Script } from './script.schema';
-import { estimateTokens, planTurn } from './script-turn';
+import { continuedChunks, estimateTokens, planTurn } from './script-turn';
 
 const SCRIPT_NAME = /^[A-Za-z0-9._-]+$/;
 /** What a scripted model announces as free sequences. */
@@ -16,6 +16,7 @@ const SCRIPTED_PARALLEL = 64;
  * script dropped in is served at once and every replica gives the same answer.
  */
 export class ScriptedDriver implements InferenceDriver {
+  readonly continuesReplies = true;
   constructor(
     private readonly dir: string,
     private readonly log: Logger,
@@ -57,7 +58,7 @@ export class ScriptedDriver implements InferenceDriver {
     const plan = planTurn(modelId, await this.readScript(modelId, name), request.messages, request.maxTokens);
     const promptTokens = estimateTokens(request.messages);
     let firstTokenAt: number | undefined;
-    for (const chunk of plan.chunks) {
+    for (const chunk of continuedChunks(plan.chunks, request.continueFrom)) {
       signal.throwIfAborted();
       // One event-loop turn per chunk, so deltas leave as separate messages, like a real model's.
       if (plan.delayMs > 0) await sleep(plan.delayMs, undefined, { signal }).catch(() => signal.throwIfAborted());
