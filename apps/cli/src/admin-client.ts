@@ -1,6 +1,8 @@
 import {
   ApiCaller,
   type ApiRoute,
+  type AuditPage,
+  type AuditQuery,
   type CallArgs,
   type JsonRoute,
   type ResponseOf,
@@ -103,6 +105,11 @@ export class AdminClient {
   /** The same rows as CSV, header first, as the gateway writes it. */
   async usageCsv(filter: UsageFilter & { user?: string }): Promise<string> {
     return (await this.send(apiRoutes.allUsage, { query: { ...filter, format: 'csv' } })).text();
+  }
+
+  /** One page of the audit trail, newest first; pass its `next` as `before` for the page after. */
+  audit(query: AuditQuery): Promise<AuditPage> {
+    return this.json(apiRoutes.audit, { query });
   }
 
   bootstrapToken(): Promise<BootstrapToken> {

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { connectAdmin, type AdminTarget, type CliContext } from '../context';
+import { addAuditCommand } from './admin-audit';
 import { addBackupCommands } from './admin-backup';
 import { addBootstrapCommands } from './admin-bootstrap';
 import type { AdminConnect } from './admin-connect';
@@ -12,7 +13,7 @@ import { addUserCommands } from './admin-users';
 
 export function adminCommand(ctx: CliContext): Command {
   const admin = new Command('admin')
-    .description("manage users, roles, keys, limits and usage, see the inference fleet, as an admin user or with the gateway's bootstrap token")
+    .description("manage users, roles, keys, limits and usage, read the audit trail, see the inference fleet, as an admin user or with the gateway's bootstrap token")
     .option(
       '--admin-token <token>',
       "the bootstrap token or an admin user's key (default: $WEFT_ADMIN_TOKEN, which keeps it out of `ps`, then $WEFT_KEY or the key saved by `weft login`)",
@@ -30,6 +31,7 @@ export function adminCommand(ctx: CliContext): Command {
   addKeyCommands(admin, ctx, connect);
   addLimitsCommand(admin, ctx, connect);
   addAdminUsageCommand(admin, ctx, connect);
+  addAuditCommand(admin, ctx, connect);
   addBootstrapCommands(admin, ctx, connect);
   addFleetCommand(admin, ctx, connect);
   addBackupCommands(admin, ctx, connect);
