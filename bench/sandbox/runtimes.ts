@@ -41,7 +41,7 @@ export async function benchRuntimes(natsUrl: string): Promise<void> {
       try {
         const snippet = { mode: 'code', language: 'python', code: 'print(1)', network: 'none' } as const;
         const snippets = await timed(() => worker.exec(snippet), () => worker.pool.whenFull());
-        put(`snippet through the worker (${runtime === 'runsc' ? 'cold: no pool' : 'warm pool'}) p50`, runtime, snippets);
+        put('snippet through the worker p50 (runc: warm pool; runsc: cold, no pool)', runtime, snippets);
         put('snippet through the worker p99', runtime, snippets, 99);
         const spec = buildContainerSpec({ request: snippet, cwd: '', timeoutMs: 60_000, now: Date.now() }, worker.config);
         const cli = await timed(() => docker(dockerRunArgs(spec)));

@@ -90,7 +90,7 @@ const sandboxEnvSchema = z.object({
   /**
    * The OCI runtime of every sandbox container: `runsc` (gVisor, a second kernel between each run
    * and the host), `runc`, or `auto`: runsc when the engine lists it, else runc. `runc` by default
-   * while session containers do not start on Debian's runsc release (docs/sandbox.md: gVisor).
+   * until every attack suite passes on runsc (docs/sandbox.md: gVisor).
    */
   SANDBOX_RUNTIME: z.enum(SANDBOX_RUNTIMES).default('runc'),
   /**

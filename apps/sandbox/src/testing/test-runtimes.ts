@@ -4,8 +4,8 @@ import type { OciRuntime } from '../docker/runtime-choice';
 /**
  * The runtimes the attack suites run under: WEFT_SANDBOX_TEST_RUNTIMES (`runc`, `runsc`,
  * `runc,runsc`; default `runc`), less runsc where the engine does not list it. runsc is asked for,
- * not taken whenever listed: under Debian's runsc (release 20221219) session containers do not
- * start yet (docs/sandbox.md: gVisor). Synchronous, for `describe.each` at a file's top level.
+ * not taken whenever listed: not every suite passes on Debian's runsc release yet, and a pass
+ * costs minutes (docs/sandbox.md: gVisor). Synchronous, for `describe.each` at a file's top level.
  */
 export function testRuntimes(): OciRuntime[] {
   const asked = (process.env.WEFT_SANDBOX_TEST_RUNTIMES ?? 'runc').split(',').map((name) => name.trim());
