@@ -93,9 +93,25 @@ describe("each client's writer, into a fresh HOME", () => {
     });
   });
 
-  it('qwen: security.auth and model.name in ~/.qwen/settings.json', async () => {
+  it('qwen: a model provider with the window, its key in env, in ~/.qwen/settings.json', async () => {
     await run('qwen');
-    expect(JSON.parse(await written('qwen'))).toEqual({ security: { auth: { selectedType: 'openai', apiKey: KEY, baseUrl: 'http://weft.test:8080/openai/v1' } }, model: { name: 'qwen-coder-7b' } });
+    expect(JSON.parse(await written('qwen'))).toEqual({
+      modelProviders: { openai: [{ id: 'qwen-coder-7b', name: 'qwen-coder-7b (Weft)', baseUrl: 'http://weft.test:8080/openai/v1', envKey: 'WEFT_API_KEY', generationConfig: { contextWindowSize: 32768 } }] },
+      env: { WEFT_API_KEY: KEY },
+      security: { auth: { selectedType: 'openai' } },
+      model: { name: 'qwen-coder-7b' },
+    });
+  });
+
+  it("qwen: keeps the user's other providers and replaces its own entry", async () => {
+    const other = { id: 'qwen3:14b', baseUrl: 'http://localhost:11434/v1', envKey: 'OLLAMA_API_KEY' };
+    await seed('qwen', JSON.stringify({ modelProviders: { openai: [other, { id: 'qwen-coder-7b', baseUrl: 'http://old/v1' }] } }));
+    await run('qwen', true);
+    const { modelProviders } = JSON.parse(await written('qwen')) as { modelProviders: { openai: Array<{ id: string; baseUrl: string }> } };
+    expect(modelProviders.openai.map((entry) => [entry.id, entry.baseUrl])).toEqual([
+      ['qwen3:14b', 'http://localhost:11434/v1'],
+      ['qwen-coder-7b', 'http://weft.test:8080/openai/v1'],
+    ]);
   });
 
   it('gemini: ~/.gemini/.env, checked through the Gemini API', async () => {

@@ -33,11 +33,13 @@ export interface ConnectClient {
 }
 
 const PROVIDER_ID = 'weft';
+/** Qwen Code reads a provider's key from the variable its entry names; its settings' `env` sets it. */
+const QWEN_KEY_VARIABLE = 'WEFT_API_KEY';
 
 /** opencode's and Kilo's shape (Kilo CLI is opencode's fork): the key written out, as Kilo ignores `{env:…}` in it. */
-function opencodeConfig(current: string | undefined, t: ConnectTarget, path: string, schema: string): string {
+function opencodeConfig(current: string | undefined, t: ConnectTarget, path: string, schema?: string): string {
   return mergeJson(path, current, (config) => {
-    config.$schema ??= schema;
+    if (schema) config.$schema ??= schema;
     const provider = objectAt(objectAt(config, 'provider'), PROVIDER_ID);
     provider.npm = '@ai-sdk/openai-compatible';
     provider.name = 'Weft';
@@ -115,15 +117,15 @@ export const CONNECT_CLIENTS: readonly ConnectClient[] = [
     contextSetting: "the model's `limit.context` and `limit.output`",
     files: ({ configHome }) => {
       const path = join(configHome, 'kilo', 'kilo.json');
-      return [{ path, format: 'json', merge: (current, t) => opencodeConfig(current, t, path, 'https://app.kilo.ai/config.json') }];
+      return [{ path, format: 'json', merge: (current, t) => opencodeConfig(current, t, path) }];
     },
   },
   {
     id: 'qwen',
     name: 'Qwen Code',
     api: 'chat',
-    summary: '`~/.qwen/settings.json`: `security.auth` (`selectedType: "openai"`, `apiKey`, `baseUrl`), `model.name`',
-    contextSetting: 'none written: Qwen Code reads the window from its own table',
+    summary: '`~/.qwen/settings.json`: a `modelProviders.openai` entry (`id`, `baseUrl`, `envKey: "WEFT_API_KEY"`), the key in `env`, `security.auth.selectedType: "openai"`, `model.name`',
+    contextSetting: "the entry's `generationConfig.contextWindowSize`",
     files: ({ home }) => {
       const path = join(home, '.qwen', 'settings.json');
       return [
@@ -132,7 +134,12 @@ export const CONNECT_CLIENTS: readonly ConnectClient[] = [
           format: 'json',
           merge: (current, t) =>
             mergeJson(path, current, (config) => {
-              Object.assign(objectAt(objectAt(config, 'security'), 'auth'), { selectedType: 'openai', apiKey: t.key, baseUrl: openAiBase(t) });
+              const providers = objectAt(config, 'modelProviders');
+              const others = Array.isArray(providers.openai) ? (providers.openai as unknown[]).filter((entry) => (entry as JsonObject | null)?.id !== t.model) : [];
+              const entry = { id: t.model, name: `${t.model} (Weft)`, baseUrl: openAiBase(t), envKey: QWEN_KEY_VARIABLE, generationConfig: { contextWindowSize: t.contextWindow } };
+              providers.openai = [...others, entry];
+              objectAt(config, 'env')[QWEN_KEY_VARIABLE] = t.key;
+              objectAt(objectAt(config, 'security'), 'auth').selectedType = 'openai';
               objectAt(config, 'model').name = t.model;
             }),
         },
