@@ -20,7 +20,8 @@ import { GatewayHttp, type FetchFn } from './gateway-http';
 export type { ChainListing, Instructions, ListedModel, Me, Note, PermissionAnswer, ScopeRules, Session, SessionSummary, TurnOptions, WorkspaceSummary } from '@weft/contracts';
 
 /** The gateway waits up to 30 s for a sandbox worker's answer; this is a little longer. */
-const SANDBOX_CHECK_TIMEOUT_MS = 40_000;
+/** `true`, then an npm and a pip fetch of up to 45 s each in a container that may have to start. */
+const SANDBOX_CHECK_TIMEOUT_MS = 150_000;
 
 export type ExportFormat = 'jsonl' | 'markdown';
 /** The scopes a user reads rules of; `server` is the admin's. */
@@ -36,7 +37,7 @@ export class ApiClient extends WeftApi {
     super(new ApiCaller(new GatewayHttp(baseUrl, key, fetchFn)));
   }
 
-  /** Runs `true` in a throwaway sandbox container; a typed 503 when no worker or engine can. */
+  /** Runs `true` in a throwaway sandbox container (a typed 503 when no worker or engine can), then the package checks. */
   sandboxCheck(): Promise<z.infer<typeof sandboxCheckSchema>> {
     return this.api.json(apiRoutes.sandboxCheck, { signal: AbortSignal.timeout(SANDBOX_CHECK_TIMEOUT_MS) });
   }

@@ -43,7 +43,15 @@ describe('POST /v1/sandbox/check', () => {
     sandbox = await startSandboxHarness(gateway.natsUrl, { SANDBOX_POOL_SIZE: '0' });
     const checked = await client.api('POST', '/v1/sandbox/check', key);
     expect(checked.status, checked.text).toBe(200);
-    expect(checked.json).toEqual({ ok: true, durationMs: expect.any(Number) });
+    // The gateway's default network is `none` here: no package install to check.
+    expect(checked.json).toEqual({
+      ok: true,
+      durationMs: expect.any(Number),
+      packages: [
+        { manager: 'npm', status: 'no-network', network: 'none', durationMs: 0 },
+        { manager: 'pip', status: 'no-network', network: 'none', durationMs: 0 },
+      ],
+    });
     expect(checked.json.durationMs).toBeGreaterThan(0);
   });
 

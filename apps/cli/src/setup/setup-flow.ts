@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import type { ModelInfo } from '@weft/contracts';
 import { ApiClient } from '../api-client';
 import { ConfigStore, normalizeUrl, type Credentials } from '../config-store';
@@ -6,6 +7,7 @@ import { ApiError, ConnectionError, UsageError, describeError } from '../errors'
 import type { CheckReporter } from './check-reporter';
 import type { Prompter } from './prompter';
 import { offerModels } from './model-offer';
+import { HOST_CA_BUNDLES, packageCheckResults } from './package-checks';
 import { probeReadiness } from './readiness';
 import { KeyFinder, type KeyCandidate, type WorkingKey } from './setup-key';
 import { type CheckResult, exitCodeOf, modelLines, readinessHint, readinessText, suggestedModel, summaryLines } from './setup-report';
@@ -156,8 +158,11 @@ export class SetupFlow {
 
   private async checkSandbox(client: ApiClient): Promise<void> {
     try {
-      const { durationMs } = await this.reporter.during('running `true` in the sandbox', () => client.sandboxCheck());
+      const { durationMs, packages } = await this.reporter.during('running `true` in the sandbox, then npm and pip fetching a package', () => client.sandboxCheck());
       this.record({ check: 'sandbox', status: 'pass', text: `the sandbox runs commands (\`true\` took ${durationMs} ms)` });
+      const { results, details } = packageCheckResults(packages ?? [], HOST_CA_BUNDLES.find((path) => existsSync(path)));
+      for (const result of results) this.record(result);
+      for (const line of details) this.reporter.detail(line);
     } catch (error) {
       if (error instanceof ApiError && error.status === 404) {
         this.record({ check: 'sandbox', status: 'skip', text: 'sandbox not checked: this gateway has no /v1/sandbox/check (it is older than this CLI)' });

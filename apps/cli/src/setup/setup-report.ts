@@ -73,7 +73,7 @@ export function readinessHint(readiness: Readiness): string {
   return `the gateway cannot reach ${names}: check that ${readiness.down.length === 1 ? 'it runs' : 'they run'} (\`docker compose ps\`) and the gateway's REDIS_URL / NATS_URL`;
 }
 
-export type CheckName = 'gateway' | 'key' | 'config' | 'models' | 'pull' | 'sandbox';
+export type CheckName = 'gateway' | 'key' | 'config' | 'models' | 'pull' | 'sandbox' | 'packages';
 /** `warn`: something went wrong and was worked around (a refused key replaced by a new one). */
 export type CheckStatus = 'pass' | 'warn' | 'fail' | 'skip';
 
@@ -106,7 +106,8 @@ export function summaryLines({ results, model }: SummaryInput): string[] {
     return ['Weft is ready. Next, in a project folder:', ...steps.map(([command, what]) => `  ${command.padEnd(width)}   # ${what}`)];
   }
   const lines = [`${failed.length} check${failed.length === 1 ? '' : 's'} failed:`];
-  for (const result of failed) lines.push(`  ${result.check}: ${result.hint ?? result.text}`);
+  // npm and pip failing for one reason share one fix: said once.
+  lines.push(...new Set(failed.map((result) => `  ${result.check}: ${result.hint ?? result.text}`)));
   const saved = results.some((result) => result.check === 'config' && result.status === 'pass');
   lines.push(saved ? 'The key is saved; fix the above and run `weft setup` again to check.' : 'Fix the above and run `weft setup` again.');
   return lines;

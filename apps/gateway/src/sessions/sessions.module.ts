@@ -10,6 +10,7 @@ import { SessionsController } from './sessions.controller';
 import { SessionsRepository } from './sessions.repository';
 import { SandboxSessionsClient } from './sandbox-sessions.client';
 import { SandboxCheckController } from './sandbox-check.controller';
+import { PackageInstallCheckService } from './package-install-check';
 import { SandboxImagesController } from './sandbox-images.controller';
 import { SessionsService } from './sessions.service';
 import { WorkspaceChainsController } from './workspace-chains.controller';
@@ -17,7 +18,7 @@ import { WorkspaceChainsController } from './workspace-chains.controller';
 @Module({
   imports: [EventsModule, ModelsModule, WorkspacesModule, TurnQueueModule, TurnControlModule, ChainsModule],
   controllers: [SessionsController, SessionEventsController, SandboxImagesController, SandboxCheckController, WorkspaceChainsController],
-  providers: [SessionsRepository, SessionsService, SandboxSessionsClient],
+  providers: [SessionsRepository, SessionsService, SandboxSessionsClient, PackageInstallCheckService],
   exports: [SessionsRepository],
 })
 export class SessionsModule {}

@@ -62,7 +62,28 @@ export const permissionAnsweredSchema = z.object({
 const ruleListsSchema = z.object({ allow: z.array(z.string()), ask: z.array(z.string()), deny: z.array(z.string()) });
 export const scopeRulesSchema = z.object({ scope: z.string(), rules: ruleListsSchema });
 
-export const sandboxCheckSchema = z.object({ ok: z.literal(true), durationMs: z.number() });
+/**
+ * One package manager's install through the sandbox's network, as `weft setup` checks it:
+ * `ok`; `untrusted-certificate` (a proxy on the way re-signs HTTPS and the sandbox does not trust
+ * its CA); `unreachable` (the registry did not answer through the proxy); `no-network` (the
+ * server runs commands without one); `absent` (the image has no such manager).
+ */
+export const packageInstallCheckSchema = z.object({
+  manager: z.enum(['npm', 'pip']),
+  status: z.enum(['ok', 'untrusted-certificate', 'unreachable', 'no-network', 'absent']),
+  /** The network the run had: the server's default for new sessions. */
+  network: z.enum(['none', 'proxy', 'egress']),
+  durationMs: z.number(),
+  /** The last lines of the manager's output when it failed, where its reason is. */
+  output: z.string().optional(),
+});
+export type PackageInstallCheck = z.infer<typeof packageInstallCheckSchema>;
+export const sandboxCheckSchema = z.object({
+  ok: z.literal(true),
+  durationMs: z.number(),
+  /** Absent from gateways older than the package check. */
+  packages: z.array(packageInstallCheckSchema).optional(),
+});
 export const instructionsSchema = z.object({ content: z.string(), updatedAt: z.string().nullable() });
 export const noteSchema = z.object({ id: z.string(), text: z.string(), source: z.string(), author: z.string(), createdAt: z.string() });
 export const notesSchema = z.object({ notes: z.array(noteSchema) });
