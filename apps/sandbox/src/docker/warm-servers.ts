@@ -59,7 +59,7 @@ export class WarmServers {
         channel.close();
         throw new Error(
           hello
-            ? `the command server of ${spec.image} does not run one-shot: its node must be execute-only (0711) and the server this image's (npm run images)`
+            ? `the command server of ${spec.image} does not run one-shot: its node-server must be execute-only (0711) and the server this image's (npm run images)`
             : `no command server answered in ${spec.image} within ${SERVER_READY_MS} ms`,
         );
       }
