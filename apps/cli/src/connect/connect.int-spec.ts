@@ -98,6 +98,16 @@ describe('weft connect', () => {
     expect(keys.text).toContain('laptop');
   });
 
+  it('sdk: prints both SDKs\' clients for this Weft, without the key, after checking it', async () => {
+    const result = await weft(['connect', 'sdk']);
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(`new OpenAI({ baseURL: '${gateway.base}/openai/v1', apiKey: process.env.WEFT_API_KEY })`);
+    expect(result.stdout).toContain(`new Anthropic({ baseURL: '${gateway.base}/anthropic', apiKey: process.env.WEFT_API_KEY })`);
+    expect(result.stdout).not.toContain(key);
+    expect(result.stderr).toContain('Checked: tiny answered');
+  });
+
   it('refuses a model the gateway does not serve, naming those it does', async () => {
     const result = await weft(['connect', 'opencode', '--model', 'nope']);
     expect(result.code).toBe(1);
