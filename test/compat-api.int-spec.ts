@@ -266,6 +266,7 @@ describe('OpenAI- and Anthropic-compatible APIs, real workers behind a real gate
     expect(first.stop_reason).toBe('tool_use');
     const use = first.content.find((b): b is Anthropic.ToolUseBlock => b.type === 'tool_use');
     expect(use).toMatchObject({ name: 'get_weather', input: { city: 'Paris' } });
+    expect(use!.id).toMatch(/^toolu_01[A-Za-z0-9]{16}$/);
     messages.push({ role: 'assistant', content: first.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: use!.id, content: 'clear sky' }] });
     const second = await anthropic.messages.create({ model: 'scripted/weather', max_tokens: 100, messages, tools });
     expect(second.content).toEqual([{ type: 'text', text: 'It is sunny in Paris.' }]);
@@ -277,7 +278,7 @@ describe('OpenAI- and Anthropic-compatible APIs, real workers behind a real gate
     const final = await anthropic.messages
       .stream({ model: 'scripted/weather', max_tokens: 100, messages: [{ role: 'user', content: 'Weather?' }], tools })
       .finalMessage();
-    expect(final.content).toEqual([expect.objectContaining({ type: 'tool_use', name: 'get_weather', input: { city: 'Paris' } })]);
+    expect(final.content).toEqual([expect.objectContaining({ type: 'tool_use', id: expect.stringMatching(/^toolu_/), name: 'get_weather', input: { city: 'Paris' } })]);
     expect(final.stop_reason).toBe('tool_use');
   });
 
@@ -285,6 +286,13 @@ describe('OpenAI- and Anthropic-compatible APIs, real workers behind a real gate
     const unknown = await anthropic.messages.create({ model: 'nope', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
     expect(unknown).toBeInstanceOf(Anthropic.NotFoundError);
     expect(unknown).toMatchObject({ status: 404, error: { type: 'error', error: { type: 'not_found_error' } } });
+    // The SDK reads `request-id`: the id the gateway logged the request under.
+    expect((unknown as InstanceType<typeof Anthropic.NotFoundError>).requestID).toMatch(/^[0-9a-f-]{36}$/);
+    // Thinking's budget is part of max_tokens, as at Anthropic: a budget that leaves no room is refused.
+    const thinking = { type: 'enabled' as const, budget_tokens: 1024 };
+    const noRoom = await anthropic.messages.create({ model: 'tiny', max_tokens: 1024, thinking, messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
+    expect(noRoom).toBeInstanceOf(Anthropic.BadRequestError);
+    expect(noRoom).toMatchObject({ error: { type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('thinking.budget_tokens') } } });
     const response = await fetch(`${gateway.base}/anthropic/v1/messages`, {
       method: 'POST',
       headers: { 'x-api-key': key, 'content-type': 'application/json' },

@@ -6,7 +6,8 @@ import { pinoHttp } from 'pino-http';
 const PROBES = new Set(['/healthz', '/readyz']);
 
 /**
- * One log line per request, with an id that is also sent back as `X-Request-Id`. Only what is
+ * One log line per request, with an id that is also sent back as `X-Request-Id`, and as
+ * `Request-Id`, the header Anthropic's SDKs read (`error.requestID`, `_request_id`). Only what is
  * needed to follow a request: never headers or bodies (they carry keys and code), and the URL
  * with credentials in its query string replaced (see `redactUrl`).
  */
@@ -16,6 +17,7 @@ export function requestLogging(logger: Logger) {
     genReqId: (_req: IncomingMessage, res: ServerResponse) => {
       const id = randomUUID();
       res.setHeader('X-Request-Id', id);
+      res.setHeader('Request-Id', id);
       return id;
     },
     serializers: {

@@ -118,7 +118,7 @@ describe('fields: accepted, mapped, refused', () => {
 
   it('accepts thinking in its three forms, effort, context_management, metadata and service_tier', () => {
     for (const thinking of [{ type: 'enabled', budget_tokens: 2048 }, { type: 'adaptive', display: 'omitted' }, { type: 'disabled' }]) {
-      expect(translate({ ...ask, thinking, output_config: { effort: 'low' }, context_management: { edits: [{ type: 'clear_tool_uses_20250919' }] }, metadata: { user_id: 'u' }, service_tier: 'auto' }).messages).toHaveLength(1);
+      expect(translate({ ...ask, max_tokens: 4096, thinking, output_config: { effort: 'low' }, context_management: { edits: [{ type: 'clear_tool_uses_20250919' }] }, metadata: { user_id: 'u' }, service_tier: 'auto' }).messages).toHaveLength(1);
     }
   });
 
@@ -154,5 +154,15 @@ describe('a prompt over the context', () => {
     expect(inAnthropicWords(local)).toMatchObject({ code: ErrorCode.ContextLengthExceeded, message: 'prompt is too long: 34432 tokens > 32768 maximum' });
     const remote = new AppError(ErrorCode.ContextLengthExceeded, 'The prompt does not fit model "claude"', { contextSize: 200_000 });
     expect(inAnthropicWords(remote)).toMatchObject({ message: 'prompt is too long: The prompt does not fit model "claude"' });
+  });
+});
+
+describe('thinking', () => {
+  it('refuses a budget that leaves max_tokens no room for the reply, as Anthropic does; count_tokens takes no max_tokens to compare', () => {
+    const body = (budget: number) => ({ ...base, max_tokens: 2048, thinking: { type: 'enabled', budget_tokens: budget }, messages: [user('hi')] });
+    expect(refusal(() => translate(body(2048)))).toBe('`max_tokens` must be greater than `thinking.budget_tokens`.');
+    expect(translate(body(2047)).maxTokens).toBe(2048);
+    const counted = { model: 'm', thinking: { type: 'enabled', budget_tokens: 4096 }, messages: [user('hi')] };
+    expect(fromMessagesRequest(parseMessagesBody(countTokensRequestSchema, counted)).messages).toHaveLength(1);
   });
 });

@@ -24,6 +24,10 @@ const PARAM_NAMES = {
  */
 export function fromMessagesRequest(body: CountTokensRequest): Omit<GenerateRequest, 'sessionId' | 'requestId'> {
   refuseServerSide(body);
+  if (body.thinking?.type === 'enabled' && body.max_tokens !== undefined && body.thinking.budget_tokens >= body.max_tokens) {
+    // Anthropic's words: the budget is part of max_tokens, so it must leave room for the reply.
+    throw invalidField([], '`max_tokens` must be greater than `thinking.budget_tokens`.');
+  }
   const { messages: conversation, toolReferences } = toChatMessages(body.messages);
   const messages = [...systemMessages(body.system), ...conversation];
   if (messages.length === 0) throw invalidField(['messages'], 'at least one message with content is required');

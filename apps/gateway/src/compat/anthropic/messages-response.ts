@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { GenerateResult } from '@weft/contracts';
 
 export interface MessageIdentity {
@@ -23,9 +24,15 @@ export function anthropicUsage(usage: GenerateResult['usage']) {
   };
 }
 
+/**
+ * The reply's tool calls as `tool_use` blocks, with ids as Anthropic makes them (`toolu_…`): the
+ * worker's ids (`call_0_0`) repeat from reply to reply, and clients may key tool results by id.
+ */
 export function toolUseBlocks(result: GenerateResult) {
-  return result.toolCalls.map((call) => ({ type: 'tool_use' as const, id: call.id, name: call.name, input: call.arguments }));
+  return result.toolCalls.map((call) => ({ type: 'tool_use' as const, id: toolUseId(), name: call.name, input: call.arguments }));
 }
+
+const toolUseId = () => `toolu_01${randomBytes(12).toString('base64url').replace(/[-_]/g, 'x')}`;
 
 /** The non-streamed reply (`type: message`). */
 export function message(identity: MessageIdentity, result: GenerateResult) {
