@@ -126,9 +126,12 @@ describe('the weft command', { timeout: 30_000 }, () => {
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({ url: gateway.url, key: KEY });
 
+    // The stub serves the scripted tiny alone: a test model, listed with --all only.
     const models = await weft(['models'], env);
     expect(models.code).toBe(0);
-    expect(models.stdout).toContain('tiny  scripted · context 4096');
+    expect(models.stdout).toBe('no models but scripted and test ones\n1 scripted or test model hidden: weft models --all lists them\n');
+    const all = await weft(['models', '--all'], env);
+    expect(all.stdout).toContain('tiny  scripted · context 4096');
   });
 
   it('pushes a folder and pulls it back', async () => {

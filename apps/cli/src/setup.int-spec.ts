@@ -211,6 +211,12 @@ describe('weft setup as the admin, with an inference worker', () => {
       expect(result.stdout).toContain('✓ 1 model on offer');
       expect(result.stdout).toContain('weft run "summarise this project" --model setup-coder');
       expect((await client.api('GET', '/v1/admin/models', TEST_ADMIN_TOKEN)).json).toMatchObject({ models: [expect.objectContaining({ id: 'setup-coder', origin: 'pulled' })] });
+
+      expect((await weft(['models'], env())).stdout).toMatch(/^setup-coder {2}llama · context \d+$/m);
+      // A removed model is gone from the next listing.
+      const removed = await weft(['admin', 'models', 'remove', 'setup-coder'], env({ WEFT_ADMIN_TOKEN: TEST_ADMIN_TOKEN }));
+      expect(removed.code, removed.stderr).toBe(0);
+      expect((await weft(['models', '--all'], env())).stdout).not.toContain('setup-coder');
     } finally {
       await worker.close();
       await server.close();

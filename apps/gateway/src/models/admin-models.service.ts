@@ -11,7 +11,7 @@ import { ModelsService } from './models.service';
 
 /** The longest a pull may go without a message from its worker (progress comes twice a second). */
 const PULL_SILENCE_MS = 120_000;
-/** How long a pulled model may take to show in the fleet's heartbeats before `done` is sent anyway. */
+/** How long a pulled model may take to show in the fleet's heartbeats (a removed one to leave them) before the answer is sent anyway. */
 const SERVED_WITHIN_MS = 15_000;
 
 /**
@@ -63,6 +63,8 @@ export class AdminModelsService {
   async remove(actor: AdminActor, id: string, keepFile: boolean): Promise<{ id: string; fileRemoved: boolean }> {
     const removed = await this.rpc.request(Routes.inferenceModelsRemove, { id, keepFile });
     await this.audit.record(actor, 'model.removed', undefined, { id, fileRemoved: removed.fileRemoved });
+    // Answered once the model list no longer offers it: a listing right after shows it gone.
+    await this.servedSoon(id, false);
     return removed;
   }
 
@@ -71,14 +73,14 @@ export class AdminModelsService {
     write(message);
   }
 
-  /** Waits for the fleet's heartbeats to list the model, so a session right after `done` finds it. */
-  private async servedSoon(id: string): Promise<void> {
+  /** Waits for the fleet's heartbeats to list the model (or, removed, to no longer list it), so the next request sees it so. */
+  private async servedSoon(id: string, served = true): Promise<void> {
     const deadline = Date.now() + SERVED_WITHIN_MS;
     while (Date.now() < deadline) {
       const { models } = await this.models.list().catch(() => ({ models: [] }));
-      if (models.some((model) => model.id === id)) return;
+      if (models.some((model) => model.id === id) === served) return;
       await sleep(250);
     }
-    this.log.warn({ model: id }, 'a pulled model is not in the fleet heartbeats yet');
+    this.log.warn({ model: id, served }, served ? 'a pulled model is not in the fleet heartbeats yet' : 'a removed model is still in the fleet heartbeats');
   }
 }
