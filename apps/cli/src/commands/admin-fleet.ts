@@ -36,26 +36,36 @@ export function addFleetCommand(admin: Command, ctx: CliContext, connect: AdminC
         { header: 'MODEL MEMORY' },
         { header: 'LAST BEAT' },
       ];
-      ctx.stdout.write(tableText(columns, workers.flatMap(rows), c));
+      const now = Date.now();
+      ctx.stdout.write(tableText(columns, workers.flatMap((worker) => rows(worker, now)), c));
+      // The states are each worker's last heartbeat (every 2 s by default), not asked now.
+      ctx.stdout.write(c.dim('states and memory as of each worker\'s LAST BEAT\n'));
     });
 }
 
-function rows(worker: FleetWorker): string[][] {
+/**
+ * One row per model. What belongs to the worker (its name, GPU, memory budget, last beat) is on its
+ * first row alone: the budget is the worker's, not each model's.
+ */
+export function rows(worker: FleetWorker, now = Date.now()): string[][] {
   const gpu = worker.gpu ? `${worker.gpu.type} ${formatBytes(worker.gpu.vramUsedBytes)}/${formatBytes(worker.gpu.vramTotalBytes)}` : 'cpu';
-  const beat = `${Math.max(0, Math.round((Date.now() - Date.parse(worker.lastHeartbeatAt)) / 1000))} s ago`;
+  const beat = `${Math.max(0, Math.round((now - Date.parse(worker.lastHeartbeatAt)) / 1000))} s ago`;
   const models = worker.models.length > 0 ? worker.models : [undefined];
-  return models.map((model) => [
-    worker.workerId,
-    worker.host ?? '-',
-    worker.status,
-    model?.id ?? '-',
-    model ? `${model.freeSequences}${model.sequences === null ? '' : `/${model.sequences}`}` : '-',
-    model ? String(model.queued) : '-',
-    model ? String(model.cachedSessions) : '-',
-    model ? `${model.state ?? (model.loaded ? 'loaded' : 'unloaded')}${model.pinned ? ' (pinned)' : ''}` : '-',
-    model?.memoryBytes == null ? '-' : formatBytes(model.memoryBytes),
-    gpu,
-    worker.memory ? `${formatBytes(worker.memory.usedBytes)}/${formatBytes(worker.memory.budgetBytes)}` : '-',
-    beat,
-  ]);
+  return models.map((model, index) => {
+    const first = index === 0;
+    return [
+      first ? worker.workerId : '',
+      first ? (worker.host ?? '-') : '',
+      first ? worker.status : '',
+      model?.id ?? '-',
+      model ? `${model.freeSequences}${model.sequences === null ? '' : `/${model.sequences}`}` : '-',
+      model ? String(model.queued) : '-',
+      model ? String(model.cachedSessions) : '-',
+      model ? `${model.state ?? (model.loaded ? 'loaded' : 'unloaded')}${model.pinned ? ' (pinned)' : ''}` : '-',
+      model?.memoryBytes == null ? '-' : formatBytes(model.memoryBytes),
+      first ? gpu : '',
+      first ? (worker.memory ? `${formatBytes(worker.memory.usedBytes)}/${formatBytes(worker.memory.budgetBytes)}` : '-') : '',
+      first ? beat : '',
+    ];
+  });
 }
