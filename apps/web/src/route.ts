@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 
 /** The parts of the Admin page, each a link of its own. */
-export const ADMIN_TABS = ['users', 'usage', 'fleet'] as const;
+export const ADMIN_TABS = ['users', 'usage', 'audit', 'fleet'] as const;
 export type AdminTab = (typeof ADMIN_TABS)[number];
 
 /** Where the page is, kept in the URL's fragment so a reload or a shared link opens the same view. */

@@ -1,15 +1,16 @@
 import type { AccountApi } from '../api/account-client';
 import type { Me } from '../api/schemas';
 import { ADMIN_TABS, type AdminTab, adminHref } from '../route';
+import { AdminAudit } from './AdminAudit';
 import { AdminUsage } from './AdminUsage';
 import { FleetPanel } from './FleetPanel';
 import { ModelsPanel } from './ModelsPanel';
 import { UserDetail } from './UserDetail';
 import { UsersPanel } from './UsersPanel';
 
-const TAB_LABELS: Record<AdminTab, string> = { users: 'Users', usage: 'Usage', fleet: 'Fleet' };
+const TAB_LABELS: Record<AdminTab, string> = { users: 'Users', usage: 'Usage', audit: 'Audit', fleet: 'Fleet' };
 
-/** `#/admin`: users, their keys and quotas, everyone's usage, the inference fleet; for admin users only. */
+/** `#/admin`: users, their keys and quotas, everyone's usage, the audit trail, the inference fleet; for admin users only. */
 export function AdminPage({ account, me, tab, userId }: { account: AccountApi; me: Me; tab: AdminTab; userId?: string }) {
   if (me.role !== 'admin') {
     return (
@@ -35,6 +36,7 @@ export function AdminPage({ account, me, tab, userId }: { account: AccountApi; m
       </header>
       {tab === 'users' ? userId ? <UserDetail key={userId} account={account} userId={userId} me={me} /> : <UsersPanel account={account} /> : null}
       {tab === 'usage' ? <AdminUsage account={account} /> : null}
+      {tab === 'audit' ? <AdminAudit account={account} /> : null}
       {tab === 'fleet' ? <FleetPanel account={account} /> : null}
       {tab === 'fleet' ? <ModelsPanel /> : null}
     </div>

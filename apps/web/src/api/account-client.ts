@@ -1,4 +1,4 @@
-import { ApiCaller, type CreateKeyBody, type LimitOverridesBody, type UpdateUserBody, type UserRole, apiRoutes } from '@weft/contracts';
+import { ApiCaller, type AuditQuery, type CreateKeyBody, type LimitOverridesBody, type UpdateUserBody, type UserRole, apiRoutes } from '@weft/contracts';
 import { BrowserTransport } from './client';
 
 /** What the usage routes filter by: UTC days, inclusive; an admin may narrow to one user. */
@@ -108,6 +108,11 @@ export class AccountApi {
 
   async fleet() {
     return (await this.api.json(apiRoutes.fleet, {})).workers;
+  }
+
+  /** One page of the audit trail, newest first; its `next` as `before` gives the page after. */
+  audit(query: AuditQuery) {
+    return this.api.json(apiRoutes.audit, { query });
   }
 }
 
