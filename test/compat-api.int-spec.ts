@@ -248,6 +248,41 @@ describe('OpenAI- and Anthropic-compatible APIs, real workers behind a real gate
     expect(running()).toBe(0);
   });
 
+  it('counts tokens and lists models while sessions generate and others wait for a sequence: no turn in the generation queue', async () => {
+    const abort = new AbortController();
+    const started = new Set<number>();
+    let ended = 0;
+    const generate = async (i: number) => {
+      const content = `Session ${i}: write a very long story.`;
+      const stream = await openai.chat.completions.create({ model: 'tiny', messages: [{ role: 'user', content }], max_tokens: 3000, stream: true }, { signal: abort.signal });
+      for await (const chunk of stream) if (chunk.choices[0]?.delta.content) started.add(i);
+      ended++;
+    };
+    const sessions = Array.from({ length: 8 }, (_, i) => generate(i).catch((error: unknown) => (abort.signal.aborted ? undefined : Promise.reject(error))));
+    try {
+      // Sequences generate for some sessions (as many as the fleet gives one user); the others wait for one.
+      for (let i = 0; i < 400 && started.size < 2; i++) await sleep(25);
+      expect(started.size).toBeGreaterThanOrEqual(2);
+      const params = { model: 'tiny', messages: [{ role: 'user' as const, content: 'How long is this?' }] };
+      const { input_tokens } = await anthropic.messages.countTokens(params);
+      const counted = (await openai.post('/responses/input_tokens', { body: { model: 'tiny', input: 'How long is this?' } })) as { input_tokens: number };
+      const models = await anthropic.models.list();
+      expect(input_tokens).toBeGreaterThan(0);
+      expect(counted.input_tokens).toBeGreaterThan(0);
+      expect(models.data.map((m) => m.id)).toContain('tiny');
+      // Answered while not one of the eight generations had ended, with some still waiting for a sequence.
+      expect(ended).toBe(0);
+      expect(workers.reduce((sum, w) => sum + w.app.get(InferenceService).running, 0)).toBeGreaterThanOrEqual(2);
+      expect(started.size).toBeLessThan(8);
+    } finally {
+      abort.abort();
+      await Promise.all(sessions);
+      // The next tests count the workers' generations: wait for the cancelled ones to leave.
+      const running = () => workers.reduce((sum, w) => sum + w.app.get(InferenceService).running, 0);
+      for (let i = 0; i < 200 && running() > 0; i++) await sleep(50);
+    }
+  });
+
   it('serves Anthropic Messages: streaming text with usage, and count_tokens agreeing with it', async () => {
     const params = { model: 'tiny', system: 'Be brief.', messages: [{ role: 'user' as const, content: 'Hello there.' }] };
     const final = await anthropic.messages.stream({ ...params, max_tokens: 10, temperature: 0 }).finalMessage();
