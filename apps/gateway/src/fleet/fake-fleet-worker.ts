@@ -45,6 +45,8 @@ export class FakeFleetWorker {
   behaviour: FakeWorkerBehaviour = {};
   heartbeats = true;
   private timer?: NodeJS.Timeout;
+  /** One process's start: a heartbeat with another one says the worker restarted. */
+  private readonly startedAt = new Date().toISOString();
 
   private constructor(
     readonly workerId: string,
@@ -168,7 +170,7 @@ export class FakeFleetWorker {
 
   private heartbeat(status: WorkerHeartbeat['status']): WorkerHeartbeat {
     const now = new Date().toISOString();
-    return { workerId: this.workerId, status, intervalMs: this.intervalMs, startedAt: now, sentAt: now, inFlight: 0, models: this.models };
+    return { workerId: this.workerId, status, intervalMs: this.intervalMs, startedAt: this.startedAt, sentAt: now, inFlight: 0, models: this.models };
   }
 }
 
