@@ -12,7 +12,7 @@ const REPLY = ['The ', 'quick ', 'brown ', 'fox ', 'jumps ', 'over ', 'the ', 'l
 
 /**
  * A generation whose inference worker dies mid-stream, driven through the gateway's public API:
- * an agent turn's event log, and streamed OpenAI and Anthropic requests through their SDKs. The workers speak the worker
+ * an agent turn's event log, and streamed OpenAI chat, Responses and Anthropic requests through the SDKs. The workers speak the worker
  * protocol and stream a deterministic reply; the first stops mid-way and vanishes.
  */
 describe('a generation that outlives its inference worker, through the gateway', () => {
@@ -63,6 +63,8 @@ describe('a generation that outlives its inference worker, through the gateway',
     expect(ofType(events, 'message.resync')).toEqual([]);
     expect(ofType(events, 'generation.resumed')).toEqual([expect.objectContaining({ model: 'tiny', streamedChars: REPLY.slice(0, 4).join('').length })]);
     expect(second.requests[0]?.continueFrom).toBe(REPLY.slice(0, 4).join(''));
+    // Billed once, from the worker that finished it (the fake reports 5 + one token a delta).
+    expect(ofType(events, 'turn.completed')[0]?.usage).toMatchObject({ promptTokens: 5, completionTokens: REPLY.length });
   });
 
   it('keeps a streamed OpenAI chat completion going: the official SDK reads the whole reply once', async () => {
@@ -86,6 +88,27 @@ describe('a generation that outlives its inference worker, through the gateway',
     expect(pieces.join('')).toBe(REPLY.join(''));
     expect(finish).toBe('stop');
     expect(second.requests[0]?.continueFrom).toBe(REPLY.slice(0, 3).join(''));
+  });
+
+  it('keeps a streamed Responses API response going: one text, each delta once', async () => {
+    const f = await client.fixture(`resume-responses-${randomBytes(2).toString('hex')}`);
+    const openai = new OpenAI({ baseURL: `${gateway.base}/openai/v1`, apiKey: f.key, maxRetries: 0 });
+    const first = await worker('first', { reply: REPLY, stallAfter: 2 });
+    await waitForHeartbeat();
+    const stream = await openai.responses.create({ model: 'tiny', input: 'the fox', stream: true, store: false });
+    const deltas: string[] = [];
+    let last: OpenAI.Responses.ResponseStreamEvent | undefined;
+    const read = (async () => {
+      for await (const event of stream) {
+        if (event.type === 'response.output_text.delta') deltas.push(event.delta);
+        last = event;
+      }
+    })();
+    await moveAfter(first, () => deltas.length === 2);
+    await read;
+
+    expect(deltas.join('')).toBe(REPLY.join(''));
+    expect(last).toMatchObject({ type: 'response.completed', response: { output: [expect.objectContaining({ content: [expect.objectContaining({ text: REPLY.join('') })] })] } });
   });
 
   it('keeps a streamed Anthropic message going: the official SDK reads the whole reply once', async () => {
