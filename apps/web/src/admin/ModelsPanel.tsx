@@ -5,6 +5,7 @@ import { ApiError } from '../api/api-error';
 import { BrowserTransport } from '../api/client';
 import { loadKey } from '../api/key-store';
 import { ErrorMessage } from '../components/ErrorMessage';
+import { modelsView } from './models-view';
 
 /** A pull's state as the form shows it. */
 interface PullState {
@@ -47,6 +48,8 @@ export function ModelsPanel() {
   const [sha256, setSha256] = useState('');
   const [pull, setPull] = useState<PullState | null>(null);
   const [pullError, setPullError] = useState<unknown>(null);
+  const [showTest, setShowTest] = useState(false);
+  const view = useMemo(() => (models ? modelsView(models, showTest) : null), [models, showTest]);
 
   const onPull = async (event: FormEvent) => {
     event.preventDefault();
@@ -135,7 +138,13 @@ export function ModelsPanel() {
       <ErrorMessage error={pullError} prefix="Pull failed:" />
       <ErrorMessage error={error} />
       {models === null && !error ? <p role="status">Loading…</p> : null}
-      {models && models.length > 0 ? (
+      {view && (view.hidden > 0 || showTest) ? (
+        <label className="row">
+          <input type="checkbox" checked={showTest} onChange={(e) => setShowTest(e.target.checked)} />
+          Show scripted and test models{view.hidden > 0 ? ` (${view.hidden} hidden)` : ''}
+        </label>
+      ) : null}
+      {view && view.shown.length > 0 ? (
         <div className="table-scroll">
           <table className="data">
             <thead>
@@ -155,7 +164,7 @@ export function ModelsPanel() {
               </tr>
             </thead>
             <tbody>
-              {models.map((model) => (
+              {view.shown.map((model) => (
                 <tr key={model.id}>
                   <th scope="row" className="model">
                     {model.id}
