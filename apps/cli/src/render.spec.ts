@@ -28,6 +28,15 @@ describe('TurnRenderer', () => {
     ])).toBe('Hello\n');
   });
 
+  it('says on a line of its own that the generation moved to another worker, and the reply goes on', () => {
+    expect(renderAll([
+      { type: 'message.delta', turnId, text: 'The quick ' },
+      { type: 'generation.resumed', turnId, model: 'tiny', streamedChars: 10, pausedMs: 4000 },
+      { type: 'message.delta', turnId, text: 'brown fox' },
+      { type: 'message.completed', turnId, content: 'The quick brown fox' },
+    ])).toBe('The quick \n↻ the inference worker was lost; tiny goes on from where it stopped\nbrown fox\n');
+  });
+
   it("shows a long run's output live under its call, joining chunks split mid-line, then only the exit line", () => {
     const call = { id: 'c9', name: 'run_command', arguments: { command: 'npm test' } };
     expect(renderAll([
