@@ -1,14 +1,14 @@
 import { stripVTControlCharacters } from 'node:util';
 import stringWidth from 'string-width';
-import type { Output } from './render';
 
-/** What the preview needs of a terminal: its size, read at each draw (it may be resized). */
-export interface TerminalOutput extends Output {
+/** What the preview needs of a terminal: to write, and its size, read at each draw (it may be resized). */
+export interface TerminalOutput {
+  write(text: string): unknown;
   readonly columns: number;
   readonly rows: number;
 }
 
-export function isTerminalOutput(out: Output): out is TerminalOutput {
+export function isTerminalOutput(out: { write(text: string): unknown }): out is TerminalOutput {
   const { columns, rows } = out as Partial<TerminalOutput>;
   return typeof columns === 'number' && typeof rows === 'number' && columns > 0;
 }
