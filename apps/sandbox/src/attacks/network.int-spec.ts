@@ -63,7 +63,9 @@ describe.each(runtimeCases())('attack: network egress on $title', ({ runtime }) 
 
     it('reaches nothing from a command run in a writable workspace either, and has no interface but loopback', async () => {
       const workspaceId = await sandbox.newWorkspace();
-      const command = `python3 -c '${PROBE}' ${targets.join(' ')}; ls /sys/class/net`;
+      // The interfaces as the kernel lists them (netlink): gVisor's /sys has no class/net.
+      const interfaces = `python3 -c 'import socket; print(" ".join(name for _, name in socket.if_nameindex()))'`;
+      const command = `python3 -c '${PROBE}' ${targets.join(' ')}; ${interfaces}`;
       const result = await runs.exec({ mode: 'command', workspaceId, command, writable: true });
       expect(result.stdout).not.toContain('CONNECTED');
       expect(result.stdout.trim().split('\n').at(-1)).toBe('lo');
