@@ -59,6 +59,7 @@ export function modelWaitAfter(current: ModelWait | null, event: StoredSessionEv
       return null;
     case 'note.saved':
     case 'mcp.server.unavailable':
+    case 'generation.resumed':
       return current;
     default:
       return assertUnreachable(event);

@@ -105,6 +105,18 @@ describe('the chat timeline', () => {
     expect(applyEvents(loading, [ev({ type: 'message.delta', text: 'Hello.' })]).modelWait).toBeNull();
   });
 
+  it('says a generation went on on another worker, and keeps the text streamed before and after once', () => {
+    const events = turn();
+    const timeline = applyEvents(emptyTimeline, [
+      ...events.slice(0, 3),
+      ev({ type: 'generation.resumed', model: 'coder', streamedChars: 7, pausedMs: 2400 }),
+      ev({ type: 'message.delta', text: 'build.' }),
+    ]);
+    const texts = JSON.stringify(timeline.items);
+    expect(texts).toContain('went on on another worker after 2.4 s');
+    expect(texts.match(/Let me build\./g)).toHaveLength(1);
+  });
+
   it('orders stream ids by time, then sequence', () => {
     expect(compareStreamIds('1700000000000-10', '1700000000000-9')).toBe(1);
     expect(compareStreamIds('1700000000001-0', '1700000000000-99')).toBe(1);

@@ -238,6 +238,9 @@ function apply(t: Draft, e: StoredSessionEvent): void {
       return;
     case 'model.loading':
       return; // shown by the wait line, not as a notice
+    case 'generation.resumed':
+      notice(t, e, 'info', `The model's worker went away; ${e.model} went on on another worker after ${Math.round(e.pausedMs / 100) / 10} s, nothing lost.`);
+      return;
     case 'mcp.server.unavailable':
       notice(t, e, 'warning', `MCP server ${e.server} could not be used: ${e.problem}`);
       return;
