@@ -38,8 +38,8 @@ export function addFleetCommand(admin: Command, ctx: CliContext, connect: AdminC
       ];
       const now = Date.now();
       ctx.stdout.write(tableText(columns, workers.flatMap((worker) => rows(worker, now)), c));
-      // The states are each worker's last heartbeat (every 2 s by default), not asked now.
-      ctx.stdout.write(c.dim('states and memory as of each worker\'s LAST BEAT\n'));
+      // A worker announces a load or unload at once; the other figures come with its beats (every 2 s by default).
+      ctx.stdout.write(c.dim("figures as of each worker's LAST BEAT (a load or unload is announced at once)\n"));
     });
 }
 

@@ -41,6 +41,8 @@ export interface InferenceDriver {
   listModels(): Promise<ModelInfo[]>;
   /** Load and free capacity per model, for the heartbeat and the metrics. */
   status(): Promise<WorkerModelStatus[]>;
+  /** Calls `listener` when a model starts or finishes loading or is unloaded: the heartbeat says so at once. */
+  onModelsChanged?(listener: () => void): void;
   /** How long a model's text deltas may be held to send several as one message; 0 (absent) for none. */
   streamIntervalMs?(modelId: string): number;
   /**

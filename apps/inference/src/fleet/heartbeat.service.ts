@@ -34,6 +34,8 @@ export class HeartbeatService implements OnApplicationBootstrap, BeforeApplicati
   private timer?: NodeJS.Timeout;
   private status: WorkerHeartbeat['status'] = 'ready';
   private thread?: BeatThread;
+  private announcing = false;
+  private changedSince = false;
 
   constructor(
     @Inject(INFERENCE_CONFIG) private readonly config: InferenceConfig,
@@ -54,6 +56,8 @@ export class HeartbeatService implements OnApplicationBootstrap, BeforeApplicati
       },
       this.log,
     );
+    // A load or unload is said at once, not at the next beat: the fleet view and the router see it now.
+    this.inference.onModelsChanged(() => this.announceChange());
     // The next refresh is scheduled when this one is done: one that hangs lets the figures age.
     const refresh = () => {
       this.refresh()
@@ -92,6 +96,23 @@ export class HeartbeatService implements OnApplicationBootstrap, BeforeApplicati
   /** Sends the current figures at once, through the thread, and waits until NATS has them. */
   async announce(): Promise<void> {
     await this.thread?.announce(await this.figures());
+  }
+
+  /** One announcement at a time; a change made while one is on its way is announced right after it. */
+  private announceChange(): void {
+    if (this.status !== 'ready' && this.status !== 'draining') return;
+    if (this.announcing) {
+      this.changedSince = true;
+      return;
+    }
+    this.announcing = true;
+    this.changedSince = false;
+    this.announce()
+      .catch((err: unknown) => this.log.warn({ err }, 'could not announce a model change'))
+      .finally(() => {
+        this.announcing = false;
+        if (this.changedSince) this.announceChange();
+      });
   }
 
   private async refresh(): Promise<void> {

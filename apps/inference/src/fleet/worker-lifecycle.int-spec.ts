@@ -52,6 +52,18 @@ describe('worker heartbeat, metrics, drain and model sources', () => {
     }
   });
 
+  it('announces a model load at once, not at its next beat', async () => {
+    // A beat every ten minutes: a beat that says `loaded` can only be the announcement of the load.
+    const worker = await startWorker(nats.url, dir, { models: [{ ...tiny, id: 'tiny', sequences: 1 }] }, { HEARTBEAT_INTERVAL_MS: '600000' });
+    try {
+      const loaded = nextBeat(worker.workerId, (hb) => hb.models.some((model) => model.id === 'tiny' && model.state === 'loaded'));
+      await client.collect({ model: 'tiny', sessionId: 'announce', messages: [{ role: 'user', content: 'hello' }], maxTokens: 2 });
+      expect((await loaded).models).toEqual([expect.objectContaining({ id: 'tiny', state: 'loaded', loaded: true })]);
+    } finally {
+      await worker.close();
+    }
+  });
+
   it('serves Prometheus metrics: tokens, cache, latency histograms, queue, busy rejections, load time', async () => {
     const port = await freePort();
     const worker = await startWorker(nats.url, dir, { models: [{ ...tiny, id: 'tiny', sequences: 1, maxQueue: 0 }] }, { METRICS_PORT: String(port), METRICS_HOST: '127.0.0.1' });

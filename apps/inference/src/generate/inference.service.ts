@@ -76,6 +76,11 @@ export class InferenceService implements OnApplicationShutdown {
     return lists.flat();
   }
 
+  /** `listener` hears of every driver's model loads and unloads. */
+  onModelsChanged(listener: () => void): void {
+    for (const driver of this.drivers) driver.onModelsChanged?.(listener);
+  }
+
   /** The loaded models' memory budget and use (the llama driver's). */
   memory(): WorkerHeartbeat['memory'] {
     for (const driver of this.drivers) {

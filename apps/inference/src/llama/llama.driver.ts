@@ -66,6 +66,7 @@ export class LlamaDriver implements InferenceDriver {
   private readonly sessionStates = new Map<string, SessionStateStore>();
   /** Models being unloaded: a request that got one just before is sent to a fresh load. */
   private readonly retired = new WeakSet<LoadedModel>();
+  private readonly changeListeners: (() => void)[] = [];
   private readonly sweeper?: NodeJS.Timeout;
 
   constructor(
@@ -115,6 +116,14 @@ export class LlamaDriver implements InferenceDriver {
 
   async listModels(): Promise<ModelInfo[]> {
     return this.models.map(info);
+  }
+
+  onModelsChanged(listener: () => void): void {
+    this.changeListeners.push(listener);
+  }
+
+  private changed(): void {
+    for (const listener of this.changeListeners) listener();
   }
 
   async status(): Promise<WorkerModelStatus[]> {
@@ -234,6 +243,7 @@ export class LlamaDriver implements InferenceDriver {
       }
     } finally {
       this.residency.release(modelId);
+      this.changed();
     }
   }
 
@@ -255,9 +265,16 @@ export class LlamaDriver implements InferenceDriver {
     if (!loading) {
       loading = this.open(config);
       this.loading.set(modelId, loading);
+      this.changed();
       loading.then(
-        (model) => this.ready.set(modelId, model),
-        () => this.loading.delete(modelId),
+        (model) => {
+          this.ready.set(modelId, model);
+          this.changed();
+        },
+        () => {
+          this.loading.delete(modelId);
+          this.changed();
+        },
       );
     }
     return loading;
