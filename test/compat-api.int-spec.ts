@@ -308,6 +308,16 @@ describe('OpenAI- and Anthropic-compatible APIs, real workers behind a real gate
     expect(second.stop_reason).toBe('end_turn');
   });
 
+  it('ends an Anthropic reply at a stop sequence with stop_reason stop_sequence and the string, streamed or not', async () => {
+    const params = { model: 'scripted/weather', max_tokens: 100, stop_sequences: ['nowhere', 'sunny'], messages: [{ role: 'user' as const, content: 'Weather?' }, { role: 'assistant' as const, content: [{ type: 'tool_use' as const, id: 'toolu_1', name: 'get_weather', input: {} }] }, { role: 'user' as const, content: [{ type: 'tool_result' as const, tool_use_id: 'toolu_1', content: 'clear' }] }] };
+    const whole = await anthropic.messages.create(params);
+    expect(whole).toMatchObject({ content: [{ type: 'text', text: 'It is ' }], stop_reason: 'stop_sequence', stop_sequence: 'sunny' });
+    const streamed = await anthropic.messages.stream(params).finalMessage();
+    expect(streamed).toMatchObject({ content: [{ type: 'text', text: 'It is ' }], stop_reason: 'stop_sequence', stop_sequence: 'sunny' });
+    const unstopped = await anthropic.messages.create({ ...params, stop_sequences: ['nowhere'] });
+    expect(unstopped).toMatchObject({ stop_reason: 'end_turn', stop_sequence: null });
+  });
+
   it('streams an Anthropic tool_use block the SDK assembles', async () => {
     const tools = [{ name: 'get_weather', input_schema: weatherTool.function.parameters as Anthropic.Tool.InputSchema }];
     const final = await anthropic.messages

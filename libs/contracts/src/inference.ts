@@ -113,6 +113,8 @@ export const generateResultSchema = z.object({
   text: z.string(),
   toolCalls: z.array(toolCallSchema),
   finishReason: finishReasonSchema,
+  /** The string of the request's `stop` that ended the reply (left out of `text`); absent for any other end. */
+  stopSequence: z.string().optional(),
   usage: z.object({
     /** Tokens of the whole prompt (the rendered conversation). */
     promptTokens: z.number().int().nonnegative(),

@@ -37,7 +37,7 @@ export type GenerationLoop = 'llamachat' | 'weft';
 interface Reply {
   response: string;
   functionCalls?: readonly { functionName: string; params: unknown }[];
-  metadata: { stopReason: string };
+  metadata: { stopReason: string; stopText?: string; customStopTrigger?: readonly unknown[] };
 }
 
 /** Compiled grammars kept per model (JSON-schema replies and forced tool calls repeat). */
@@ -147,7 +147,7 @@ export class LoadedModel {
         const stops = resolveStopTriggers(this.model, stopTriggers, customStopTriggers);
         const { lib } = this.backend;
         const reply = await runWeftLoop({ lib, model: this.model, sequence: lease.sequence, prompt: fitted.rendered.tokens, sampling: rest, stops, grammar, tools, startText, maxTokens, signal, onToken: markFirst, onText });
-        response = { response: reply.text, functionCalls: reply.functionCalls, metadata: { stopReason: reply.stopReason } };
+        response = { response: reply.text, functionCalls: reply.functionCalls, metadata: { stopReason: reply.stopReason, stopText: reply.stopText } };
       } else {
         chat = new this.backend.lib.LlamaChat({ contextSequence: lease.sequence, chatWrapper: this.chatWrapper });
         const common = { ...sampling, maxTokens, signal, onToken: markFirst, onTextChunk: onText };
@@ -162,6 +162,7 @@ export class LoadedModel {
         text,
         toolCalls,
         finishReason: finishReason(stopReason, toolCalls.length),
+        ...requestedStop(request.stop, toolCalls.length > 0 ? undefined : response.metadata),
         usage: {
           promptTokens,
           completionTokens: used.usedOutputTokens,
@@ -411,6 +412,17 @@ function parseForcedCall(text: string): RawToolCall {
       cause: error,
     });
   }
+}
+
+/**
+ * The string of the request's `stop` the reply ended at: the loop's (weft) or LlamaChat's
+ * `customStopTrigger`. A template's own stop strings are not the client's: not named.
+ */
+function requestedStop(stop: readonly string[] | undefined, metadata: Reply['metadata'] | undefined): { stopSequence?: string } {
+  if (!stop?.length || !metadata) return {};
+  const trigger = metadata.customStopTrigger;
+  const met = metadata.stopText ?? (trigger?.every((part) => typeof part === 'string') ? trigger.join('') : undefined);
+  return met !== undefined && stop.includes(met) ? { stopSequence: met } : {};
 }
 
 function finishReason(stop: StopReason, toolCalls: number): GenerateResult['finishReason'] {

@@ -85,4 +85,11 @@ describe('continuedChunks', () => {
     expect(continuedChunks(['The ', 'quick ', 'fox.'], 'The quick ')).toEqual(['fox.']);
     expect(continuedChunks(['The ', 'quick '], undefined)).toEqual(['The ', 'quick ']);
   });
+
+  it('ends the text at the earliest stop string, without it or the turn\'s tool calls, and names the string', () => {
+    const plan = planTurn('scripted/demo', script, [user('hi')], undefined, ['nope', 'around', 'king']);
+    expect(plan).toMatchObject({ toolCalls: [], finishReason: 'stop', stopSequence: 'king' });
+    expect(plan.chunks.join('')).toBe('Loo');
+    expect(planTurn('scripted/demo', script, [user('hi')], undefined, ['absent'])).not.toHaveProperty('stopSequence');
+  });
 });

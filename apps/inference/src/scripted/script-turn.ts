@@ -48,12 +48,14 @@ export interface PlannedTurn {
   chunks: string[];
   toolCalls: ToolCall[];
   finishReason: GenerateResult['finishReason'];
+  /** The stop string that cut the turn's text, as a model's reply ends at one. */
+  stopSequence?: string;
   /** The turn's pause before each delta. */
   delayMs: number;
 }
 
 /** What the script answers at this point of the conversation, cut to `maxTokens` chunks. */
-export function planTurn(modelId: string, script: Script, messages: readonly ChatMessage[], maxTokens?: number): PlannedTurn {
+export function planTurn(modelId: string, script: Script, messages: readonly ChatMessage[], maxTokens?: number, stop: readonly string[] = []): PlannedTurn {
   const step = scriptStep(messages);
   const turns = turnsFor(script, messages);
   const turn = turns[step];
@@ -64,11 +66,13 @@ export function planTurn(modelId: string, script: Script, messages: readonly Cha
       { model: modelId, step, turns: turns.length },
     );
   }
-  const chunks = chunkText(turn.text ?? '');
+  const stopped = firstStop(turn.text ?? '', stop);
+  const chunks = chunkText(stopped ? stopped.before : (turn.text ?? ''));
   const delayMs = turn.delayMs ?? 0;
   if (maxTokens !== undefined && chunks.length > maxTokens) {
     return { chunks: chunks.slice(0, maxTokens), toolCalls: [], finishReason: 'length', delayMs };
   }
+  if (stopped) return { chunks, toolCalls: [], finishReason: 'stop', stopSequence: stopped.sequence, delayMs };
   const toolCalls = (turn.toolCalls ?? []).map((call, i) => ({
     id: `call_${step}_${i}`,
     name: call.name,
@@ -87,4 +91,14 @@ function turnsFor(script: Script, messages: readonly ChatMessage[]): Script['tur
 export function estimateTokens(messages: readonly ChatMessage[]): number {
   const chars = messages.reduce((sum, m) => sum + m.content.length, 0);
   return Math.ceil(chars / 4);
+}
+
+/** The earliest of `stop` in `text`, and the text before it. */
+function firstStop(text: string, stop: readonly string[]): { before: string; sequence: string } | undefined {
+  let first: { at: number; sequence: string } | undefined;
+  for (const sequence of stop) {
+    const at = sequence ? text.indexOf(sequence) : -1;
+    if (at >= 0 && (!first || at < first.at)) first = { at, sequence };
+  }
+  return first && { before: text.slice(0, first.at), sequence: first.sequence };
 }

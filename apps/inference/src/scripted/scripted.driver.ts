@@ -55,7 +55,7 @@ export class ScriptedDriver implements InferenceDriver {
     if (!modelId.startsWith(SCRIPTED_PREFIX) || !(await this.scriptNames()).includes(name)) {
       throw new AppError(ErrorCode.UnknownModel, `Unknown model "${modelId}"`, { model: modelId });
     }
-    const plan = planTurn(modelId, await this.readScript(modelId, name), request.messages, request.maxTokens);
+    const plan = planTurn(modelId, await this.readScript(modelId, name), request.messages, request.maxTokens, request.stop);
     const promptTokens = estimateTokens(request.messages);
     let firstTokenAt: number | undefined;
     for (const chunk of continuedChunks(plan.chunks, request.continueFrom)) {
@@ -70,6 +70,7 @@ export class ScriptedDriver implements InferenceDriver {
       text: plan.chunks.join(''),
       toolCalls: plan.toolCalls,
       finishReason: plan.finishReason,
+      ...(plan.stopSequence !== undefined ? { stopSequence: plan.stopSequence } : {}),
       usage: { promptTokens, completionTokens: plan.chunks.length, cachedTokens: 0, evaluatedTokens: promptTokens },
       timings: {
         timeToFirstTokenMs: firstTokenAt === undefined ? undefined : firstTokenAt - started,

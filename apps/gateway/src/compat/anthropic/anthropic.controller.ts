@@ -11,7 +11,7 @@ import { toCompatError } from '../compat-error';
 import { openEventStream, writeEvent } from '../sse-response';
 import { anthropicErrorBody, AnthropicErrorFilter } from './anthropic-error.filter';
 import { countTokensRequestSchema, fromMessagesRequest, messagesRequestSchema, parseMessagesBody } from './messages-request';
-import { anthropicUsage, message, messageStart, stopReason, toolUseBlocks, type MessageIdentity } from './messages-response';
+import { anthropicUsage, message, messageStart, stopReason, stopSequence, toolUseBlocks, type MessageIdentity } from './messages-response';
 
 /** When the gateway started, as every model's `created_at` (the registry keeps no date). */
 const STARTED_AT = new Date().toISOString();
@@ -72,7 +72,7 @@ export class AnthropicController {
         send({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(tool.input) } });
         send({ type: 'content_block_stop', index });
       }
-      send({ type: 'message_delta', delta: { stop_reason: stopReason(result), stop_sequence: null }, usage: anthropicUsage(result.usage) });
+      send({ type: 'message_delta', delta: { stop_reason: stopReason(result), stop_sequence: stopSequence(result) }, usage: anthropicUsage(result.usage) });
       send({ type: 'message_stop' });
     } catch (error) {
       if (!(error instanceof AppError && error.code === ErrorCode.GenerationCancelled)) send(anthropicErrorBody(toCompatError(error, 529)));

@@ -6,11 +6,17 @@ export interface MessageIdentity {
   model: string;
 }
 
-type StopReason = 'end_turn' | 'max_tokens' | 'tool_use';
+type StopReason = 'end_turn' | 'max_tokens' | 'tool_use' | 'stop_sequence';
 
 export function stopReason(result: GenerateResult): StopReason {
   if (result.finishReason === 'tool_calls') return 'tool_use';
-  return result.finishReason === 'length' ? 'max_tokens' : 'end_turn';
+  if (result.finishReason === 'length') return 'max_tokens';
+  return result.stopSequence !== undefined ? 'stop_sequence' : 'end_turn';
+}
+
+/** The `stop_sequences` entry that ended the reply, as Anthropic names it; null for any other end. */
+export function stopSequence(result: GenerateResult): string | null {
+  return result.finishReason === 'stop' ? (result.stopSequence ?? null) : null;
 }
 
 /** Anthropic counts cache reads apart: `input_tokens` are the ones evaluated anew. */
@@ -44,7 +50,7 @@ export function message(identity: MessageIdentity, result: GenerateResult) {
     role: 'assistant',
     content: [...text, ...tools],
     stop_reason: stopReason(result),
-    stop_sequence: null,
+    stop_sequence: stopSequence(result),
     usage: anthropicUsage(result.usage),
   };
 }

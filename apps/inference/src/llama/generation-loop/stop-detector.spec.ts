@@ -30,9 +30,10 @@ describe('StopDetector', () => {
     expect(result.releases).toEqual(['wait ', 'ST']);
   });
 
-  it('ends at the earliest of several stop strings', () => {
+  it('ends at the earliest of several stop strings, and names the one met', () => {
     const result = run(new StopDetector(['bb', 'abc']), ['xabcbb']);
     expect(result.text).toBe('x');
+    expect(new StopDetector(['bb', 'abc']).push('xabcbb')).toEqual({ release: 'x', stopped: true, matched: 'abc' });
   });
 
   it('stops within a token and drops the text after the stop string', () => {

@@ -6,6 +6,8 @@ export interface StopStep {
   stopped: boolean;
   /** A function call's syntax began (`stopped` is true too): `rest` is this step's text after it. */
   call?: { rest: string };
+  /** The stop string that was met (not for a stop token sequence or a call). */
+  matched?: string;
 }
 
 /** The triggers one detector looks for: strings in the reply's text, and token sequences. */
@@ -67,7 +69,7 @@ export class StopDetector {
       // tokens, which render to nothing): drop this step's text with it.
       return this.end(this.held.length - text.length, tokenHit.call ? { rest: '' } : undefined);
     }
-    if (textHit) return this.end(textHit.at);
+    if (textHit) return { ...this.end(textHit.at), matched: textHit.text };
     const keep = this.longestTriggerPrefixSuffix();
     const release = this.held.slice(0, this.held.length - keep);
     this.held = this.held.slice(this.held.length - keep);
@@ -102,12 +104,12 @@ export class StopDetector {
   }
 
   /** The first call trigger in the held text if any, else the first stop string. */
-  private firstTextTrigger(): { at: number; length: number; call: boolean } | undefined {
-    let first: { at: number; length: number; call: boolean } | undefined;
+  private firstTextTrigger(): { at: number; length: number; call: boolean; text: string } | undefined {
+    let first: { at: number; length: number; call: boolean; text: string } | undefined;
     for (const { text, call } of this.texts) {
       const at = this.held.indexOf(text);
       if (at < 0) continue;
-      if (!first || (call && !first.call) || (call === first.call && at < first.at)) first = { at, length: text.length, call };
+      if (!first || (call && !first.call) || (call === first.call && at < first.at)) first = { at, length: text.length, call, text };
     }
     return first;
   }

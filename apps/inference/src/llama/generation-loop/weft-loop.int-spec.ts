@@ -71,7 +71,8 @@ describe('Weft generation loop on a real model', () => {
     try {
       const reply = await chat.generateResponse(historyOf(ask.user), { ...sampling(ask), maxTokens: ask.maxTokens, ...(ask.grammar ? { grammar: ask.grammar } : {}) });
       const stop = reply.metadata.stopReason === 'customStopTrigger' ? 'stopGenerationTrigger' : reply.metadata.stopReason;
-      return { text: reply.response, stopReason: stop as WeftLoopResult['stopReason'] };
+      const trigger = reply.metadata.stopReason === 'customStopTrigger' ? reply.metadata.customStopTrigger.join('') : undefined;
+      return { text: reply.response, stopReason: stop as WeftLoopResult['stopReason'], ...(trigger !== undefined ? { stopText: trigger } : {}) };
     } finally {
       chat.dispose({ disposeSequence: false });
     }
@@ -115,7 +116,7 @@ describe('Weft generation loop on a real model', () => {
     expect((await withWeftLoop({ ...ask, repeatPenalty: 1 })).text).not.toBe(penalized.text);
   });
 
-  it('ends before a stop string that spans tokens, as LlamaChat does', async () => {
+  it('ends before a stop string that spans tokens and names it, as LlamaChat does', async () => {
     const ask = { user: 'Describe the repository layout.', maxTokens: 40, temperature: 1, seed: 7 };
     const { text } = await withWeftLoop(ask);
     // A stop string made of the reply's own characters 10-15: it crosses token boundaries.
@@ -123,7 +124,7 @@ describe('Weft generation loop on a real model', () => {
     expect(stop.length).toBe(6);
     const stopped = { ...ask, stop: [stop] };
     const actual = await withWeftLoop(stopped);
-    expect(actual).toEqual({ text: text.slice(0, text.indexOf(stop)), stopReason: 'stopGenerationTrigger' });
+    expect(actual).toEqual({ text: text.slice(0, text.indexOf(stop)), stopReason: 'stopGenerationTrigger', stopText: stop });
     expect(actual).toEqual(await withLlamaChat(stopped));
   });
 
@@ -137,7 +138,8 @@ describe('Weft generation loop on a real model', () => {
     for (const seed of [1, 2]) {
       const ask = { user: `Where is the bug? Take ${seed}.`, maxTokens: 200, temperature: 1, seed, grammar };
       const actual = await withWeftLoop(ask);
-      expect(actual).toEqual(await withLlamaChat(ask));
+      // The loop names the grammar's own stop string too (LlamaChat names only custom ones); a reply's `stopSequence` is only ever one of the request's.
+      expect({ text: actual.text, stopReason: actual.stopReason }).toEqual(await withLlamaChat(ask));
       expect(Object.keys(JSON.parse(actual.text) as object).sort()).toEqual(['line', 'path']);
     }
   });

@@ -58,6 +58,8 @@ export interface WeftLoopInput {
 export interface WeftLoopResult {
   text: string;
   stopReason: LoopStopReason;
+  /** The stop string the reply ended at, where one did. */
+  stopText?: string;
   functionCalls?: { functionName: string; params: unknown }[];
 }
 
@@ -157,7 +159,7 @@ async function textPhase(input: WeftLoopInput, generated: Token[], output: Reply
         const { ignored } = output;
         return { rest: step.call.rest, textTokens: pieces.tokensBefore(ignored.length + output.text.length, generated, model), ignored };
       }
-      if (step.stopped) return output.end('', undefined, 'stopGenerationTrigger');
+      if (step.stopped) return output.end('', undefined, 'stopGenerationTrigger', step.matched);
       // As LlamaChat: text still held at the limit (a character's first bytes, a possible stop
       // string) is not part of the reply.
       if (input.maxTokens > 0 && generated.length >= input.maxTokens) return output.end('', undefined, 'maxTokens');
@@ -260,18 +262,18 @@ class ReplyText {
   }
 
   /** `rest`: text of held tokens; the stop detector's held text is released unless a stop was met. */
-  end(rest: string, stops: StopDetector | undefined, stopReason: LoopStopReason): WeftLoopResult {
+  end(rest: string, stops: StopDetector | undefined, stopReason: LoopStopReason, stopText?: string): WeftLoopResult {
     if (stops) {
       const step = stops.push(rest);
       this.add(step.release);
       if (step.stopped) {
         this.finish();
-        return { text: this.text, stopReason: 'stopGenerationTrigger' };
+        return { text: this.text, stopReason: 'stopGenerationTrigger', ...(step.matched !== undefined ? { stopText: step.matched } : {}) };
       }
       this.add(stops.flush());
     }
     this.finish();
-    return { text: this.text, stopReason };
+    return { text: this.text, stopReason, ...(stopText !== undefined ? { stopText } : {}) };
   }
 }
 
