@@ -228,6 +228,16 @@ describe('OpenAI Responses API through the official openai client, a real worker
     });
   });
 
+  it('refuses max_output_tokens below 16 and an include value OpenAI does not know, as OpenAI does', async () => {
+    const small = await openai.responses.create({ model: 'tiny', input: 'Hi.', max_output_tokens: 15 }).catch((error: unknown) => error);
+    expect(small).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(small).toMatchObject({ param: 'max_output_tokens', requestID: expect.any(String) });
+    const include = ['reasoning.encrypted_content', 'everything'] as unknown as OpenAI.Responses.ResponseIncludable[];
+    const unknown = await openai.responses.create({ model: 'tiny', input: 'Hi.', include }).catch((error: unknown) => error);
+    expect(unknown).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((unknown as { param?: string }).param).toBe('include[1]');
+  });
+
   it("never shows one user's stored response to another: a 404 as for an unknown id", async () => {
     const mine = await openai.responses.create({ model: 'tiny', input: 'Private.', max_output_tokens: 16 });
     await expect(stranger.responses.retrieve(mine.id)).rejects.toBeInstanceOf(OpenAI.NotFoundError);
