@@ -25,6 +25,8 @@ export const stackEnv = {
   WEFT_SCRIPTS_DIR: './e2e/scripts',
   // This machine's HTTPS is re-signed on the way out: runs must trust the host's bundle.
   ...(existsSync(HOST_CA_BUNDLE) ? { WEFT_SANDBOX_CA_CERTS: HOST_CA_BUNDLE } : {}),
+  // Its network reaches npm's registry and not PyPI: `weft setup` checks npm installs alone.
+  WEFT_SANDBOX_CHECK_PACKAGES: 'npm',
 };
 
 /** nats, redis, gateway, inference, tools, sandbox, proxy, and the e2e tier's gitserver and otlp. */

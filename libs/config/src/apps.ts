@@ -58,6 +58,15 @@ export const gatewayConfigSchema = z.object({
    */
   SANDBOX_DEFAULT_NETWORK: z.enum(['none', 'proxy', 'egress']).default('none'),
   /**
+   * The package managers `weft setup`'s sandbox check installs through (comma-separated: `npm`,
+   * `pip`; empty for none): leave out one whose registry this network is not meant to reach.
+   */
+  SANDBOX_CHECK_PACKAGES: z
+    .string()
+    .default('npm,pip')
+    .transform((list) => list.split(',').map((name) => name.trim()).filter(Boolean))
+    .pipe(z.array(z.enum(['npm', 'pip']))),
+  /**
    * Whether commands may write to the workspace (`sandboxWorkspace: "read-write"`, the default for
    * new sessions). Off: every session is read-only and asking for writes is refused.
    */

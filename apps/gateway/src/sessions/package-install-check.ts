@@ -38,21 +38,22 @@ export function outputTail(text: string): string {
 }
 
 /**
- * `weft setup`'s package check: an npm and a pip fetch from a real sandbox run on the network new
- * sessions get (`SANDBOX_DEFAULT_NETWORK`), in the user's own proxy network, from an empty
+ * `weft setup`'s package check: an npm and a pip fetch (those of `SANDBOX_CHECK_PACKAGES`) from a
+ * real sandbox run on the network new sessions get (`SANDBOX_DEFAULT_NETWORK`), in the user's own proxy network, from an empty
  * workspace made for it and removed after, with the session's container.
  */
 @Injectable()
 export class PackageInstallCheckService {
   constructor(
     private readonly rpc: RpcClient,
-    @Inject(GATEWAY_CONFIG) private readonly config: Pick<GatewaySettings, 'SANDBOX_DEFAULT_NETWORK'>,
+    @Inject(GATEWAY_CONFIG) private readonly config: Pick<GatewaySettings, 'SANDBOX_DEFAULT_NETWORK' | 'SANDBOX_CHECK_PACKAGES'>,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
   async check(userId: string): Promise<PackageInstallCheck[]> {
     const network = this.config.SANDBOX_DEFAULT_NETWORK;
-    const managers = Object.keys(PROBES) as PackageInstallCheck['manager'][];
+    const managers = this.config.SANDBOX_CHECK_PACKAGES;
+    if (managers.length === 0) return [];
     if (network === 'none') return managers.map((manager) => ({ manager, status: 'no-network', network, durationMs: 0 }));
     const workspaceId = newId('ws');
     const sessionId = newId('ses');
