@@ -8,6 +8,7 @@
 //   node apps/sandbox/seccomp/generate.mjs
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { stdout } from 'node:process';
 
 const here = import.meta.dirname;
 const REMOVED = new Set([
@@ -42,4 +43,4 @@ for (const name of REMOVED) {
   if (syscalls.some((rule) => rule.names.includes(name))) throw new Error(`${name} is still allowed`);
 }
 writeFileSync(join(here, 'weft-seccomp.json'), `${JSON.stringify(profile, null, 2)}\n`);
-console.log(`weft-seccomp.json: ${syscalls.length} rules, ${syscalls.reduce((n, rule) => n + rule.names.length, 0)} names`);
+stdout.write(`weft-seccomp.json: ${syscalls.length} rules, ${syscalls.reduce((n, rule) => n + rule.names.length, 0)} names\n`);
