@@ -1,4 +1,5 @@
 import { AppError, ErrorCode } from '@weft/contracts';
+import { abortableSleep } from '../common/abortable-sleep';
 
 export interface BusyRetryOptions {
   /** How long a generation may keep finding no worker to take it before the turn fails with that. */
@@ -49,16 +50,4 @@ export async function* retryWhileBusy<T>(start: () => AsyncIterable<T>, options:
     if (options.signal?.aborted) return;
     delay = Math.min(delay * 2, options.maxDelayMs ?? 5000);
   }
-}
-
-function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }

@@ -13,6 +13,7 @@ import { NatsEventBus } from '@weft/messaging';
 import type { FleetRegistry } from './fleet-registry';
 import { MAX_ATTEMPTS, type AffinityStore, type FleetRouter, type Target } from './fleet-router';
 import { mayResume, notTaken, resumedRequest, type GenerationResumed } from './generation-resume';
+import { abortableSleep } from '../common/abortable-sleep';
 
 const FIRST_RESUME_DELAY_MS = 250;
 const MAX_RESUME_DELAY_MS = 2000;
@@ -173,16 +174,4 @@ export class FleetInferenceClient implements FleetInference {
     if (!sessionId || !workerId) return;
     await this.affinity.recordAffinity(sessionId, workerId).catch((err: unknown) => this.log.warn({ err, sessionId }, 'could not record session affinity'));
   }
-}
-
-function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }
