@@ -42,7 +42,7 @@ describe('a generation that outlives its inference worker, through the gateway',
   }
 
   /** The first worker streams `stallAfter` deltas; then a second comes up and the first dies. */
-  async function moveAfter(first: FakeFleetWorker, streamed: () => boolean): Promise<FakeFleetWorker> {
+  async function moveAfter(first: FakeFleetWorker, streamed: () => boolean | Promise<boolean>): Promise<FakeFleetWorker> {
     await waitFor(streamed);
     const second = await worker('second', { reply: REPLY });
     await first.kill();
@@ -61,8 +61,12 @@ describe('a generation that outlives its inference worker, through the gateway',
     expect(events.at(-1)?.type).toBe('turn.completed');
     expect(ofType(events, 'message.delta').map((e) => e.text).join('')).toBe(REPLY.join(''));
     expect(ofType(events, 'message.resync')).toEqual([]);
-    expect(ofType(events, 'generation.resumed')).toEqual([expect.objectContaining({ model: 'tiny', streamedChars: REPLY.slice(0, 4).join('').length })]);
-    expect(second.requests[0]?.continueFrom).toBe(REPLY.slice(0, 4).join(''));
+    // The resume starts from what reached the gateway: the first worker sent 4 deltas, but one
+    // killed with deltas still in its socket loses them, so it may be fewer.
+    const continueFrom = second.requests[0]?.continueFrom ?? '';
+    expect(continueFrom.length).toBeGreaterThan(0);
+    expect(REPLY.slice(0, 4).join('').startsWith(continueFrom)).toBe(true);
+    expect(ofType(events, 'generation.resumed')).toEqual([expect.objectContaining({ model: 'tiny', streamedChars: continueFrom.length })]);
     // Billed once, from the worker that finished it (the fake reports 5 + one token a delta).
     expect(ofType(events, 'turn.completed')[0]?.usage).toMatchObject({ promptTokens: 5, completionTokens: REPLY.length });
   });

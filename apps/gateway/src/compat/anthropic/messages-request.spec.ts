@@ -158,9 +158,9 @@ describe('a prompt over the context', () => {
 });
 
 describe('thinking', () => {
-  it('refuses a budget that leaves max_tokens no room for the reply, as Anthropic does; count_tokens takes no max_tokens to compare', () => {
+  it('accepts a budget at or past max_tokens (Weft reads no thinking; Qwen Code sends one), and count_tokens takes any', () => {
     const body = (budget: number) => ({ ...base, max_tokens: 2048, thinking: { type: 'enabled', budget_tokens: budget }, messages: [user('hi')] });
-    expect(refusal(() => translate(body(2048)))).toBe('`max_tokens` must be greater than `thinking.budget_tokens`.');
+    expect(translate(body(4096)).maxTokens).toBe(2048);
     expect(translate(body(2047)).maxTokens).toBe(2048);
     const counted = { model: 'm', thinking: { type: 'enabled', budget_tokens: 4096 }, messages: [user('hi')] };
     expect(fromMessagesRequest(parseMessagesBody(countTokensRequestSchema, counted)).messages).toHaveLength(1);
